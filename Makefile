@@ -1,0 +1,138 @@
+# The kit's one Makefile.
+#   make all        run the week on this GPU (day07 .. day12 + the answer check) -> results/REPORT.md
+#   make test       build every program and run the CPU tests (no GPU needed; what CI runs)
+#   make test-gpu   the GPU tests (needs a GPU)
+#   make dayNN      build and run one day;  make model  downloads the real TinyLlama weights
+# Variables: ARCH=75 (build for one compute capability), MODEL=dir (weights), SHARED=dir
+# (the fixtures folder), DEBUG=1 (synchronize and check after every kernel launch).
+
+SHARED    ?= ../shared
+MODEL_DIR ?= models/TinyLlama-1.1B-Chat-v1.0
+CC        ?= gcc
+NVCC      ?= nvcc
+CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(realpath $(shell command -v $(NVCC) 2>/dev/null)))
+ifeq ($(CUDA_HOME),)
+CUDA_HOME := /usr/local/cuda
+endif
+
+# ARCH: the compute capability of the GPU here, or both sm_75 (T4) and sm_90 (H100/H200)
+# when there is none (CI), so every program is known to build for both.
+ARCH ?= $(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -1 | tr -d '.\r ')
+ifeq ($(ARCH),)
+GENCODE := -gencode arch=compute_75,code=sm_75 -gencode arch=compute_90,code=sm_90
+else
+GENCODE := -gencode arch=compute_$(ARCH),code=sm_$(ARCH)
+endif
+
+CUPTI_LIB := $(firstword $(wildcard $(CUDA_HOME)/extras/CUPTI/lib64) $(CUDA_HOME)/lib64)
+CUPTI_INC := $(firstword $(wildcard $(CUDA_HOME)/extras/CUPTI/include) $(CUDA_HOME)/include)
+DEBUGDEF  := $(if $(DEBUG),-DKIT_DEBUG=1,)
+
+CFLAGS   := -std=c11 -O2 -g -Wall -Wextra -Wno-unused-parameter -D_GNU_SOURCE -Icommon $(DEBUGDEF)
+NVFLAGS  := -O3 -std=c++17 -lineinfo $(GENCODE) -Icommon -I$(CUPTI_INC) $(DEBUGDEF) \
+            -Xcompiler -Wall,-Wno-unused-function -D_GNU_SOURCE
+LDLIBS   := -L$(CUDA_HOME)/lib64 -L$(CUPTI_LIB) -Xlinker -rpath,$(CUDA_HOME)/lib64 \
+            -Xlinker -rpath,$(CUPTI_LIB) -lcublas -lcupti -lcudart -lcjson -lstb -lm -ldl -lpthread
+HOSTLIBS := -lcjson -lstb -lm
+
+# ---- the shared layer: host C in one library, CUDA in another -------------------------
+HOST_SRC := $(wildcard common/*.c)
+CUDA_SRC := $(wildcard common/*.cu)
+HOST_OBJ := $(HOST_SRC:common/%.c=build/host/%.o)
+CUDA_OBJ := $(CUDA_SRC:common/%.cu=build/cuda/%.o)
+HOST_LIB := build/libkit_host.a
+CUDA_LIB := build/libkit_cuda.a
+HEADERS  := $(wildcard common/*.h common/*.cuh)
+
+build/host/%.o: common/%.c $(HEADERS) | build/host deps-check
+	$(CC) $(CFLAGS) -c $< -o $@
+build/cuda/%.o: common/%.cu $(HEADERS) | build/cuda deps-check
+	$(NVCC) $(NVFLAGS) -c $< -o $@
+$(HOST_LIB): $(HOST_OBJ)
+	ar rcs $@ $^
+$(CUDA_LIB): $(CUDA_OBJ)
+	ar rcs $@ $^
+build/host build/cuda build/tests/cpu build/tests/gpu build/asan bin results:
+	@mkdir -p $@
+
+# ---- programs: tools/ (bin/tinyllama, bin/tokenize) and one per day folder --------------
+TOOLS_C  := $(patsubst tools/%.c,bin/%,$(wildcard tools/*.c))
+TOOLS_CU := $(patsubst tools/%.cu,bin/%,$(wildcard tools/*.cu))
+DAY_DIRS := $(sort $(wildcard day[0-9][0-9]_*))
+DAY_BINS := $(patsubst %,bin/%,$(DAY_DIRS))
+PROGRAMS := $(TOOLS_C) $(TOOLS_CU) $(DAY_BINS)
+
+$(TOOLS_C): bin/%: tools/%.c $(HOST_LIB) $(HEADERS) | bin
+	$(CC) $(CFLAGS) $< $(HOST_LIB) $(HOSTLIBS) -o $@
+$(TOOLS_CU): bin/%: tools/%.cu $(CUDA_LIB) $(HOST_LIB) $(HEADERS) | bin
+	$(NVCC) $(NVFLAGS) $< $(CUDA_LIB) $(HOST_LIB) $(LDLIBS) -o $@
+.SECONDEXPANSION:
+$(DAY_BINS): bin/%: $$(wildcard %/*.cu %/*.c) $(CUDA_LIB) $(HOST_LIB) $(HEADERS) | bin
+	$(NVCC) $(NVFLAGS) $(filter %.cu %.c,$^) $(CUDA_LIB) $(HOST_LIB) $(LDLIBS) -o $@
+
+programs: deps-check $(PROGRAMS)
+
+# ---- tests --------------------------------------------------------------------------
+CPU_TESTS := $(patsubst tests/cpu/%.c,build/tests/cpu/%,$(wildcard tests/cpu/*.c))
+GPU_TESTS := $(patsubst tests/gpu/%.cu,build/tests/gpu/%,$(wildcard tests/gpu/*.cu))
+ASAN_BINS := $(patsubst tests/asan/%.c,build/asan/%,$(wildcard tests/asan/*.c))
+
+$(CPU_TESTS): build/tests/cpu/%: tests/cpu/%.c tests/check.h $(HOST_LIB) $(HEADERS) | build/tests/cpu
+	$(CC) $(CFLAGS) -Itests $< $(HOST_LIB) $(HOSTLIBS) -o $@
+$(GPU_TESTS): build/tests/gpu/%: tests/gpu/%.cu tests/check.h $(CUDA_LIB) $(HOST_LIB) $(HEADERS) | build/tests/gpu
+	$(NVCC) $(NVFLAGS) -Itests $< $(CUDA_LIB) $(HOST_LIB) $(LDLIBS) -o $@
+# the parsers again, under AddressSanitizer, for the bad-input tests
+$(ASAN_BINS): build/asan/%: tests/asan/%.c $(HOST_SRC) $(HEADERS) | build/asan
+	$(CC) $(CFLAGS) -O1 -fsanitize=address,undefined -fno-omit-frame-pointer -Itests $< $(HOST_SRC) $(HOSTLIBS) -o $@
+
+test: programs $(CPU_TESTS) $(ASAN_BINS)
+	@SHARED=$(SHARED) tests/run.sh cpu
+test-gpu: gpu-check programs $(GPU_TESTS)
+	@SHARED=$(SHARED) tests/run.sh gpu
+
+# ---- the week -------------------------------------------------------------------------
+# Real weights when `make model` has fetched them, else the synthetic default.
+MODEL ?= $(if $(wildcard $(MODEL_DIR)/model.safetensors),$(MODEL_DIR),)
+MODEL_ARGS := $(if $(MODEL),--model $(MODEL),)
+DAYS := day07 day08 day09 day10 day11
+
+$(DAYS): day%: gpu-check programs | results
+	bin/$(filter day$*_%,$(DAY_DIRS)) $(MODEL_ARGS)
+day12 report: programs | results
+	bin/$(filter day12_%,$(DAY_DIRS))
+check-answers: programs
+	bin/check_answers answers/claims.tsv results/rows.tsv
+bench: gpu-check programs | results
+	tests/bench.sh $(MODEL_ARGS)
+
+all: gpu-check programs
+	@start=$$(date +%s); \
+	for d in $(DAYS) day12; do $(MAKE) --no-print-directory $$d || exit 1; done; \
+	$(MAKE) --no-print-directory check-answers; rc=$$?; \
+	echo "make all: $$(( $$(date +%s) - start )) s; the report is results/REPORT.md"; exit $$rc
+
+reference: all
+	rm -rf answers/reference && mkdir -p answers/reference
+	cp results/REPORT.md results/*.png answers/reference/
+
+# ---- machine set-up -------------------------------------------------------------------
+DEPS_PKGS := libstb-dev libcjson-dev
+deps:
+	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(DEPS_PKGS)
+# Every build starts here: installs the two apt packages when root, else names the command.
+deps-check:
+	@printf '#include <stb/stb_image_write.h>\n#include <cjson/cJSON.h>\n' | $(CC) -E -x c - >/dev/null 2>&1 || \
+	 { if [ "$$(id -u)" = 0 ]; then echo "installing $(DEPS_PKGS) (make deps)"; $(MAKE) --no-print-directory deps; \
+	   else echo "missing $(DEPS_PKGS): run  sudo apt-get install -y $(DEPS_PKGS)"; exit 1; fi; }
+gpu-check:
+	@nvidia-smi -L >/dev/null 2>&1 || { echo "No NVIDIA GPU is visible here (nvidia-smi -L failed): the days and GPU tests need one; 'make test' runs the CPU tests."; exit 1; }
+
+model:
+	tools/get_model.sh $(MODEL_DIR)
+
+clean:
+	rm -rf build bin
+
+.PHONY: all programs test test-gpu deps deps-check gpu-check model clean bench check-answers \
+        reference report $(DAYS) day12
+.DEFAULT_GOAL := all

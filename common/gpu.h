@@ -1,0 +1,37 @@
+/* gpu: the error-check family and the facts about the GPU at hand (CUDA code only). */
+#ifndef KIT_GPU_H
+#define KIT_GPU_H
+#include <cuda_runtime.h>
+#include <cublas_v2.h>
+#include "util.h"
+
+#define CUDA_CHECK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) \
+    die("%s:%d: %s failed: %s", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); } while (0)
+#define CUBLAS_CHECK(x) do { cublasStatus_t s_ = (x); if (s_ != CUBLAS_STATUS_SUCCESS) \
+    die("%s:%d: %s failed: %s", __FILE__, __LINE__, #x, cublasGetStatusString(s_)); } while (0)
+/* After every kernel launch: the launch error always; with DEBUG=1 also a synchronize
+ * (skipped while a stream is being captured into a graph), so a fault names its kernel. */
+void kernel_check(const char *file, int line, const char *what);
+#define KERNEL_CHECK(what) kernel_check(__FILE__, __LINE__, what)
+
+typedef struct {
+    char name[256];
+    int cc_major, cc_minor, sms;
+    long long l2_bytes, mem_bytes, mem_free_bytes;
+    int mem_clock_khz, bus_width_bits;
+    double bw_gbs;             /* memory clock x bus width x 2 (DDR), GB/s = 1e9 B/s */
+    double fp16_tflops;        /* dense fp16 tensor-core peak from the datasheet; 0 = unknown */
+    const char *peak_source;   /* where that figure comes from */
+    double ridge;              /* fp16_tflops / bw: FLOP per byte; 0 when the peak is unknown */
+    int has_bf16_tc;           /* cc >= 8.0 */
+    double copy_gbs;           /* measured device-to-device copy (read + write); 0 = not measured */
+} GpuFacts;
+
+/* Dies with one sentence when there is no usable GPU. */
+void gpu_facts(GpuFacts *g);
+/* Measures a device-to-device copy of `bytes` (median of several), fills g->copy_gbs. */
+double gpu_measure_copy(GpuFacts *g, size_t bytes);
+/* The block every day prints first (greppable key=value lines). */
+void gpu_facts_print(const GpuFacts *g);
+
+#endif

@@ -1,0 +1,62 @@
+/* gpu_model: TinyLlama on the GPU in fp16. Weights from a checkpoint (converted to fp16 on
+ * the GPU) or synthetic (generated on the GPU from a seed); a static KV cache for
+ * max_batch x max_seq; prefill with cuBLAS; decode of a batch in one of three ways:
+ *   eager  - decomposed the way PyTorch eager runs Hugging Face's Llama (hundreds of
+ *            kernels per step, 155 of them linear layers)
+ *   fused  - one kernel per natural op (fused QKV and gate-up GEMVs)
+ *   graph  - the fused step captured once into a CUDA graph and replayed
+ *   graph_eager - the eager step captured and replayed */
+#ifndef KIT_GPU_MODEL_H
+#define KIT_GPU_MODEL_H
+#include <cuda_runtime.h>
+#include "config.h"
+
+typedef enum { MODE_EAGER, MODE_FUSED, MODE_GRAPH, MODE_GRAPH_EAGER, MODE_COUNT } Mode;
+const char *mode_name(Mode m);          /* "eager", "fused", "graph", "graph_eager" */
+int mode_from_name(const char *s);      /* -1 if unknown */
+
+typedef struct GpuModel GpuModel;
+
+typedef struct {
+    const char *model_dir;  /* NULL: synthetic TinyLlama weights */
+    unsigned long long seed;/* synthetic seed (default 1) */
+    int max_batch;          /* rows of the KV cache (default 1) */
+    int max_seq;            /* KV cache length (default: config max_seq) */
+    int quiet;              /* 0: print the load line (bytes, GB/s, dtype on disk -> fp16) */
+} GpuModelOpts;
+
+GpuModel *gpu_model_open(const GpuModelOpts *o);
+void gpu_model_free(GpuModel *m);
+const Config *gpu_model_config(const GpuModel *m);
+double gpu_model_load_ms(const GpuModel *m);        /* disk -> GPU (or synthetic fill) */
+long long gpu_model_weight_bytes(const GpuModel *m);/* fp16 bytes on the GPU */
+const char *gpu_model_disk_dtype(const GpuModel *m);/* "bf16", "fp16", "fp32", "synthetic" */
+cudaStream_t gpu_model_stream(const GpuModel *m);
+
+/* Prefill `n` prompt tokens into every batch row (rows restart at position 0) and
+ * write the first new token of each row to device memory. Does not synchronize.
+ * logits_host (optional, n x vocab floats) receives the logits of every prompt position
+ * (this synchronizes). */
+void gpu_prefill(GpuModel *m, const int *ids, int n, int batch, float *logits_host);
+/* One decode step for the `batch` rows: consumes the last tokens, appends to the KV
+ * cache, writes the next tokens to device memory. Does not synchronize. */
+void gpu_decode_step(GpuModel *m, Mode mode);
+/* Copies the newest token of each row to the host (synchronizes). */
+void gpu_last_tokens(GpuModel *m, int *tokens);
+int gpu_model_pos(const GpuModel *m);                 /* tokens in the cache per row */
+int gpu_model_batch(const GpuModel *m);
+
+/* Kernels and linear-layer launches of one decode step in a mode (counted by the launch
+ * path; for graph modes, the kernels inside the graph and 1 host launch). */
+typedef struct { int kernels, gemms, host_launches; } StepCounts;
+StepCounts gpu_step_counts(GpuModel *m, Mode mode);
+
+/* generate: prefill + n_new-1 decode steps, greedy; out[batch x n_new]. Times TTFT (start
+ * -> first token on the host) and each decode step (wall clock, synchronized per step),
+ * and calls on_token(step, tokens[batch], t_ms_since_start, ctx) as a streamer would. */
+typedef void (*TokenFn)(int step, const int *tokens, double t_ms, void *ctx);
+typedef struct { double ttft_ms, total_ms; double step_ms[4096]; int n_steps; } GenTiming;
+GenTiming gpu_generate(GpuModel *m, const int *ids, int n, int batch, int n_new, Mode mode,
+                       int *out, TokenFn on_token, void *ctx);
+
+#endif

@@ -1,0 +1,39 @@
+/* launch: the one path every kernel launch and cuBLAS call of the model goes through. It
+ * counts the op, tags it with its model part and layer (NVTX range named after the op,
+ * CUPTI external correlation id when a trace is running), and can busy-wait dispatch_us
+ * on the host first, to emulate a Python framework's per-op dispatcher. */
+#ifndef KIT_LAUNCH_H
+#define KIT_LAUNCH_H
+#include "parts.h"
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct {
+    double dispatch_us;             /* host busy-wait before each launch (0 = none) */
+    long long ops;                  /* ops launched from the host since launch_reset() */
+    long long gemms;                /* of which linear layers */
+    long long per_part[P_COUNT];
+    int capturing;                  /* inside a CUDA-graph capture: no dispatch wait */
+} LaunchState;
+extern LaunchState g_launch;
+
+void launch_reset(void);
+void op_begin(Part part, int layer, const char *op);   /* before the launch */
+void op_end(void);                                     /* after it (and its KERNEL_CHECK) */
+
+#ifdef __cplusplus
+}
+#endif
+
+#ifdef __CUDACC__
+/* LAUNCH(part, layer, "op", kernel, grid, block, smem, stream, args...) */
+#define LAUNCH(part, layer, opname, kernel, grid, block, smem, stream, ...)      \
+    do {                                                                       \
+        op_begin(part, layer, opname);                                         \
+        kernel<<<grid, block, smem, stream>>>(__VA_ARGS__);                    \
+        KERNEL_CHECK(opname);                                                  \
+        op_end();                                                              \
+    } while (0)
+#endif
+#endif

@@ -1,0 +1,27 @@
+/* parts: the model parts a kernel can belong to. The launch path tags every op with one;
+ * the profiler (day10) groups GPU time by them; charts colour them. */
+#ifndef KIT_PARTS_H
+#define KIT_PARTS_H
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum {
+    P_EMBED, P_NORM, P_Q, P_K, P_V, P_QKV, P_ROPE, P_KV_APPEND, P_ATTN, P_O, P_RESIDUAL,
+    P_GATE, P_UP, P_GATE_UP, P_SILU_MUL, P_DOWN, P_LM_HEAD, P_ARGMAX, P_OTHER, P_COUNT
+} Part;
+
+const char *part_name(Part p);          /* "embed", "norm", "q", ..., "gate_up", "other" */
+int part_from_name(const char *name);   /* inverse of part_name; -1 if unknown */
+int part_is_gemm(Part p);               /* the linear layers: q k v qkv o gate up gate_up down lm_head */
+/* What the lesson's table does by eye: guess the part from a kernel's name alone
+ * (gemm/gemv/cutlass -> a linear layer, reduce -> norm, elementwise -> other, ...).
+ * Returns P_OTHER when the name says nothing. Used when a kernel carries no tag. */
+Part part_from_kernel_name(const char *kernel_name);
+/* A fixed colour per part (RGB), for charts and the trace. */
+void part_color(Part p, unsigned char rgb[3]);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,29 @@
+/* rows: every measured item goes to results/rows.tsv (day key theory measured unit note)
+ * and to stdout as key=value lines, through report(). A day's first report() of a run
+ * drops that day's earlier rows and keeps the other days'. NAN theory = "no theory" ("-"). */
+#ifndef KIT_ROWS_H
+#define KIT_ROWS_H
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The results folder: $KIT_RESULTS or "results". */
+const char *results_dir(void);
+/* Writes one row to results/rows.tsv (replacing the day's rows from earlier runs). */
+void rows_write(const char *day, const char *key, double theory, double measured,
+                const char *unit, const char *note);
+/* Prints "key=measured unit theory=... note" as one greppable line. */
+void rows_print(const char *key, double theory, double measured, const char *unit, const char *note);
+/* Both: the one call a day's program makes for each measured item. */
+void report(const char *day, const char *key, double theory, double measured,
+            const char *unit, const char *note);
+
+/* Reading back (day12, the answer checker). */
+typedef struct { char day[16], key[64], unit[16], note[256]; double theory, measured; } Row;
+int rows_read(const char *path, Row **rows);      /* returns count (0 if no file) */
+const Row *rows_find(const Row *rows, int n, const char *key);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,26 @@
+/* theory: the week's arithmetic, for any GPU and any Llama shape. These are the numbers
+ * the measurements are compared with; each is a pure function, unit-tested against the
+ * lesson's T4 figures (6.9 ms, 145 tok/s, ridge 203, 22.5 KB of KV per token). */
+#ifndef KIT_THEORY_H
+#define KIT_THEORY_H
+#include "config.h"
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+double weight_bytes(const Config *c);                      /* params x 2 (fp16) */
+double kv_bytes_per_token(const Config *c);                /* 2 x layers x kv_heads x head_dim x 2 */
+double floor_tpot_ms(double bytes, double bw_gbs);         /* bytes / bandwidth */
+double ridge_point(double tflops, double bw_gbs);          /* FLOP per byte */
+double decode_flops(const Config *c);                      /* 2 x params per token */
+double prefill_intensity(int tokens);                      /* FLOP per weight byte = tokens */
+/* TTFT floor for a prompt: max(compute term, weight-bytes term), both returned. */
+double ttft_floor_ms(const Config *c, int tokens, double tflops, double bw_gbs,
+                     double *compute_ms, double *bytes_ms);
+/* fp16 dense tensor-core peak by compute capability / name; 0 and "unknown" if unknown. */
+double peak_fp16_tflops(int cc_major, int cc_minor, const char *name, const char **source);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
