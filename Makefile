@@ -7,6 +7,7 @@
 # (the fixtures folder), DEBUG=1 (synchronize and check after every kernel launch).
 
 SHARED    ?= ../shared
+BUILD     ?= build
 MODEL_DIR ?= models/TinyLlama-1.1B-Chat-v1.0
 CC        ?= gcc
 NVCC      ?= nvcc
@@ -38,21 +39,21 @@ HOSTLIBS := -lcjson -lstb -lm
 # ---- the shared layer: host C in one library, CUDA in another -------------------------
 HOST_SRC := $(wildcard common/*.c)
 CUDA_SRC := $(wildcard common/*.cu)
-HOST_OBJ := $(HOST_SRC:common/%.c=build/host/%.o)
-CUDA_OBJ := $(CUDA_SRC:common/%.cu=build/cuda/%.o)
-HOST_LIB := build/libkit_host.a
-CUDA_LIB := build/libkit_cuda.a
+HOST_OBJ := $(HOST_SRC:common/%.c=$(BUILD)/host/%.o)
+CUDA_OBJ := $(CUDA_SRC:common/%.cu=$(BUILD)/cuda/%.o)
+HOST_LIB := $(BUILD)/libkit_host.a
+CUDA_LIB := $(BUILD)/libkit_cuda.a
 HEADERS  := $(wildcard common/*.h common/*.cuh)
 
-build/host/%.o: common/%.c $(HEADERS) | build/host deps-check
+$(BUILD)/host/%.o: common/%.c $(HEADERS) | $(BUILD)/host deps-check
 	$(CC) $(CFLAGS) -c $< -o $@
-build/cuda/%.o: common/%.cu $(HEADERS) | build/cuda deps-check
+$(BUILD)/cuda/%.o: common/%.cu $(HEADERS) | $(BUILD)/cuda deps-check
 	$(NVCC) $(NVFLAGS) -c $< -o $@
 $(HOST_LIB): $(HOST_OBJ)
 	ar rcs $@ $^
 $(CUDA_LIB): $(CUDA_OBJ)
 	ar rcs $@ $^
-build/host build/cuda build/tests/cpu build/tests/gpu build/asan bin results:
+$(BUILD)/host $(BUILD)/cuda $(BUILD)/tests/cpu $(BUILD)/tests/gpu $(BUILD)/asan bin results:
 	@mkdir -p $@
 
 # ---- programs: tools/ (bin/tinyllama, bin/tokenize) and one per day folder --------------
@@ -73,22 +74,22 @@ $(DAY_BINS): bin/%: $$(wildcard %/*.cu %/*.c) $(CUDA_LIB) $(HOST_LIB) $(HEADERS)
 programs: deps-check $(PROGRAMS)
 
 # ---- tests --------------------------------------------------------------------------
-CPU_TESTS := $(patsubst tests/cpu/%.c,build/tests/cpu/%,$(wildcard tests/cpu/*.c))
-GPU_TESTS := $(patsubst tests/gpu/%.cu,build/tests/gpu/%,$(wildcard tests/gpu/*.cu))
-ASAN_BINS := $(patsubst tests/asan/%.c,build/asan/%,$(wildcard tests/asan/*.c))
+CPU_TESTS := $(patsubst tests/cpu/%.c,$(BUILD)/tests/cpu/%,$(wildcard tests/cpu/*.c))
+GPU_TESTS := $(patsubst tests/gpu/%.cu,$(BUILD)/tests/gpu/%,$(wildcard tests/gpu/*.cu))
+ASAN_BINS := $(patsubst tests/asan/%.c,$(BUILD)/asan/%,$(wildcard tests/asan/*.c))
 
-$(CPU_TESTS): build/tests/cpu/%: tests/cpu/%.c tests/check.h $(HOST_LIB) $(HEADERS) | build/tests/cpu
+$(CPU_TESTS): $(BUILD)/tests/cpu/%: tests/cpu/%.c tests/check.h $(HOST_LIB) $(HEADERS) | $(BUILD)/tests/cpu
 	$(CC) $(CFLAGS) -Itests $< $(HOST_LIB) $(HOSTLIBS) -o $@
-$(GPU_TESTS): build/tests/gpu/%: tests/gpu/%.cu tests/check.h $(CUDA_LIB) $(HOST_LIB) $(HEADERS) | build/tests/gpu
+$(GPU_TESTS): $(BUILD)/tests/gpu/%: tests/gpu/%.cu tests/check.h $(CUDA_LIB) $(HOST_LIB) $(HEADERS) | $(BUILD)/tests/gpu
 	$(NVCC) $(NVFLAGS) -Itests $< $(CUDA_LIB) $(HOST_LIB) $(LDLIBS) -o $@
 # the parsers again, under AddressSanitizer, for the bad-input tests
-$(ASAN_BINS): build/asan/%: tests/asan/%.c $(HOST_SRC) $(HEADERS) | build/asan
+$(ASAN_BINS): $(BUILD)/asan/%: tests/asan/%.c $(HOST_SRC) $(HEADERS) | $(BUILD)/asan
 	$(CC) $(CFLAGS) -O1 -fsanitize=address,undefined -fno-omit-frame-pointer -Itests $< $(HOST_SRC) $(HOSTLIBS) -o $@
 
 test: programs $(CPU_TESTS) $(ASAN_BINS)
-	@SHARED=$(SHARED) tests/run.sh cpu
+	@SHARED=$(SHARED) BUILD=$(BUILD) tests/run.sh cpu
 test-gpu: gpu-check programs $(GPU_TESTS)
-	@SHARED=$(SHARED) tests/run.sh gpu
+	@SHARED=$(SHARED) BUILD=$(BUILD) tests/run.sh gpu
 
 # ---- the week -------------------------------------------------------------------------
 # Real weights when `make model` has fetched them, else the synthetic default.

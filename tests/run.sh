@@ -2,15 +2,16 @@
 # Runs every test of one suite (cpu or gpu) and adds up their "N passed, N failed" lines.
 #   tests/run.sh cpu   the compiled tests in build/tests/cpu and the scripts tests/cpu/*.sh
 #   tests/run.sh gpu   the same for gpu
-# A test that exits non-zero without printing a count is one failure. Logs: build/tests/*.log
+# A test that exits non-zero without printing a count is one failure. Logs: $BUILD/tests/SUITE/*.log
 suite=${1:?cpu or gpu}
 cd "$(dirname "$0")/.."
 export SHARED=${SHARED:-../shared}
+export BUILD=${BUILD:-build}
 pass=0; fail=0
-for t in build/tests/$suite/* tests/$suite/*.sh; do
+for t in $BUILD/tests/$suite/* tests/$suite/*.sh; do
   [ -x "$t" ] || continue
   case "$t" in *.log) continue;; esac
-  log=build/tests/$suite/$(basename "$t").log
+  log=$BUILD/tests/$suite/$(basename "$t").log
   start=$(date +%s.%N)
   "$t" >"$log" 2>&1; rc=$?
   secs=$(awk "BEGIN{printf \"%.1f\", $(date +%s.%N) - $start}")
