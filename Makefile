@@ -68,7 +68,7 @@ $(TOOLS_C): bin/%: tools/%.c $(HOST_LIB) $(HEADERS) | bin
 $(TOOLS_CU): bin/%: tools/%.cu $(CUDA_LIB) $(HOST_LIB) $(HEADERS) | bin
 	$(NVCC) $(NVFLAGS) $< $(CUDA_LIB) $(HOST_LIB) $(LDLIBS) -o $@
 .SECONDEXPANSION:
-$(DAY_BINS): bin/%: $$(wildcard %/*.cu %/*.c) $(CUDA_LIB) $(HOST_LIB) $(HEADERS) | bin
+$(DAY_BINS): bin/%: $$(wildcard $$*/*.cu $$*/*.c) $(CUDA_LIB) $(HOST_LIB) $(HEADERS) | bin
 	$(NVCC) $(NVFLAGS) $(filter %.cu %.c,$^) $(CUDA_LIB) $(HOST_LIB) $(LDLIBS) -o $@
 
 programs: deps-check $(PROGRAMS)
@@ -104,7 +104,7 @@ day12 report: programs | results
 check-answers: programs
 	bin/check_answers answers/claims.tsv results/rows.tsv
 bench: gpu-check programs | results
-	tests/bench.sh $(MODEL_ARGS)
+	bin/bench $(MODEL_ARGS)
 
 all: gpu-check programs
 	@start=$$(date +%s); \

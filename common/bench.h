@@ -9,8 +9,8 @@
 typedef void (*BenchFn)(void *ctx);
 
 typedef struct {
-    int warmup;          /* default 3 */
-    int iters;           /* default 10 */
+    int warmup;          /* 0 = the default 3; -1 = none */
+    int iters;           /* 0 = the default 10; at most 1024 */
     int use_events;      /* time with cudaEventRecord around fn on `stream` */
     int no_sync_before;  /* 1 = leave out the synchronize before the first sample (self-test 1) */
     int l2_scrub;        /* 1 = write a buffer larger than L2 before each sample */

@@ -15,6 +15,8 @@ typedef struct {
     long long gemms;                /* of which linear layers */
     long long per_part[P_COUNT];
     int capturing;                  /* inside a CUDA-graph capture: no dispatch wait */
+    unsigned long long tag;         /* the current op's launch_tag_encode(), 0 outside an op */
+    unsigned seq;                   /* op sequence number, part of the tag */
 } LaunchState;
 extern LaunchState g_launch;
 

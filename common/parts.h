@@ -8,14 +8,19 @@ extern "C" {
 
 typedef enum {
     P_EMBED, P_NORM, P_Q, P_K, P_V, P_QKV, P_ROPE, P_KV_APPEND, P_ATTN, P_O, P_RESIDUAL,
-    P_GATE, P_UP, P_GATE_UP, P_SILU_MUL, P_DOWN, P_LM_HEAD, P_ARGMAX, P_OTHER, P_COUNT
+    P_GATE, P_UP, P_GATE_UP, P_SILU_MUL, P_DOWN, P_LM_HEAD, P_ARGMAX, P_OTHER,
+    P_LINEAR,       /* some linear layer, which one unknown (an untagged gemm/gemv kernel) */
+    P_ELEMENTWISE,  /* some elementwise op, which one unknown */
+    P_COUNT
 } Part;
 
-const char *part_name(Part p);          /* "embed", "norm", "q", ..., "gate_up", "other" */
+const char *part_name(Part p);          /* "embed", "norm", "q", ..., "other", "linear", "elementwise" */
 int part_from_name(const char *name);   /* inverse of part_name; -1 if unknown */
-int part_is_gemm(Part p);               /* the linear layers: q k v qkv o gate up gate_up down lm_head */
-/* What the lesson's table does by eye: guess the part from a kernel's name alone
- * (gemm/gemv/cutlass -> a linear layer, reduce -> norm, elementwise -> other, ...).
+int part_is_gemm(Part p);               /* the linear layers: q k v qkv o gate up gate_up down lm_head linear */
+/* What the lesson's table does by eye: guess the part from a kernel's name alone, as
+ * specific as the name allows (gemm/gemv/cutlass -> linear, fmha/flash -> attn,
+ * reduce_kernel -> norm (RMSNorm's mean), CatArrayBatchedCopy -> kv_append,
+ * elementwise -> elementwise; this kit's gemv_*, rmsnorm*, rope*, ... by their prefix).
  * Returns P_OTHER when the name says nothing. Used when a kernel carries no tag. */
 Part part_from_kernel_name(const char *kernel_name);
 /* A fixed colour per part (RGB), for charts and the trace. */

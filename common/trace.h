@@ -52,6 +52,10 @@ void trace_add_sync(Trace *t, const TSync *s);
 void trace_clear(Trace *t);
 void trace_free(Trace *t);
 const TApi *trace_api_by_corr(const Trace *t, uint32_t corr);   /* NULL if none */
+/* A kernel's part: its tag's when it has one, else the guess from its name. */
+int trace_kernel_part(const TKernel *k);
+/* cudaLaunchKernel*, cudaLaunchCooperativeKernel*, cudaGraphLaunch* and their driver twins. */
+int trace_is_launch_call(const char *api_name);
 
 /* The launch path's external correlation id: part, layer and a sequence number in 64 bits. */
 uint64_t launch_tag_encode(int part, int layer, uint32_t seq);

@@ -1,0 +1,100 @@
+#!/bin/bash
+# Bad model folders, made from the tiny fixture with standard tools, each run through
+# bin/tinyllama --cpu and the AddressSanitizer build of the parsers ($BUILD/asan/parse_check).
+# Every one must end in exit code 1 and exactly one "error:" sentence that names the file,
+# field or tensor at fault: no sanitizer report, no crash.
+cd "$(dirname "$0")/../.."
+SHARED=${SHARED:-../shared} BUILD=${BUILD:-build}
+fix=$SHARED/fixtures/tiny-llama
+tmp=$(mktemp -d /tmp/kit_bad_input.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+# (a program that dies on bad input does not free first: leaks are checked on good input only)
+export ASAN_OPTIONS=exitcode=99:detect_leaks=0 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1:exitcode=98
+pass=0 fail=0
+
+# expect NAME "STRING1|STRING2" COMMAND...: exit 1, one error line holding every STRING
+expect() {
+  local name=$1 want=$2; shift 2
+  local err=$tmp/stderr rc
+  [ -x "$1" ] || { echo "FAIL $name: $1 is missing (make programs)"; fail=$((fail + 1)); return; }
+  "$@" >/dev/null 2>"$err"; rc=$?
+  local why=""
+  [ "$rc" = 1 ] || why="exit code $rc, want 1"
+  grep -qE 'Sanitizer|runtime error' "$err" && why="sanitizer report"
+  [ -z "$why" ] && [ "$(grep -c '^error: ' "$err")" != 1 ] && why="want exactly one 'error:' line"
+  local IFS='|'
+  for s in $want; do [ -z "$why" ] && ! grep -qF -- "$s" "$err" && why="the error does not name '$s'"; done
+  if [ -z "$why" ]; then pass=$((pass + 1)); echo "ok   $name ($(basename "$1")): $(head -1 "$err")"
+  else fail=$((fail + 1)); echo "FAIL $name ($(basename "$1")): $why"; head -5 "$err" | sed 's/^/       /'; fi
+}
+# both programs on one model folder
+expect_both() {
+  expect "$1" "$2" bin/tinyllama --cpu --new 2 --model "$3"
+  expect "$1" "$2" "$BUILD/asan/parse_check" "$3"
+}
+# new_case NAME: a folder with the fixture's config.json and a private copy of the weights
+new_case() { mkdir "$tmp/$1" && cp "$fix/config.json" "$fix/model.safetensors" "$tmp/$1/" && chmod u+w "$tmp/$1"/*; }
+# patch FILE OLD NEW: overwrite the first OLD in the file's first 64 KiB with NEW (same length)
+patch() {
+  local at; at=$(head -c 65536 "$1" | grep -obUaF -m1 -- "$2" | head -1 | cut -d: -f1)
+  [ -n "$at" ] && printf '%s' "$3" | dd of="$1" bs=1 seek="$at" conv=notrunc status=none
+}
+
+# the untouched fixture passes (and leaks nothing)
+for prog in bin/tinyllama "$BUILD/asan/parse_check"; do
+  args=(); [ "$prog" = bin/tinyllama ] && args=(--cpu --new 2 --model)
+  if ASAN_OPTIONS=exitcode=99:detect_leaks=1 "$prog" "${args[@]}" "$fix" >/dev/null 2>"$tmp/stderr" && ! grep -q . "$tmp/stderr"; then pass=$((pass + 1))
+  else fail=$((fail + 1)); echo "FAIL the good fixture ($prog)"; head -5 "$tmp/stderr"; fi
+done
+
+new_case truncated;  head -c 4000000 "$fix/model.safetensors" >"$tmp/truncated/model.safetensors"
+expect_both truncated "model.safetensors|lm_head.weight|outside the data area" "$tmp/truncated"
+new_case empty;      : >"$tmp/empty/model.safetensors"
+expect_both empty "model.safetensors|too short" "$tmp/empty"
+new_case no_weights; rm "$tmp/no_weights/model.safetensors"
+expect_both no_weights "no_weights: no model.safetensors" "$tmp/no_weights"
+new_case hdr_len;    printf '\x00\x00\x00\x01\x00\x00\x00\x00' | dd of="$tmp/hdr_len/model.safetensors" conv=notrunc status=none
+expect_both header_length_past_end "model.safetensors|header length 16777216" "$tmp/hdr_len"
+new_case bad_json;   patch "$tmp/bad_json/model.safetensors" '"lm_head.weight":' '"lm_head.weight";'
+expect_both invalid_json_header "model.safetensors|not a valid JSON" "$tmp/bad_json"
+new_case dtype;      patch "$tmp/dtype/model.safetensors" '"BF16"' '"BOOL"'
+expect_both unknown_dtype "model.safetensors|lm_head.weight|BOOL" "$tmp/dtype"
+new_case size_lie;   patch "$tmp/size_lie/model.safetensors" '[0,4096000]' '[0,4096002]'
+expect_both offsets_vs_shape "lm_head.weight|4096002 bytes" "$tmp/size_lie"
+new_case overlap;    patch "$tmp/overlap/model.safetensors" '[4096000,8192000]' '[4095000,8191000]'
+expect_both overlapping_tensors "overlap|model.embed_tokens.weight" "$tmp/overlap"
+new_case shape;      patch "$tmp/shape/model.safetensors" '[176,64]' '[64,176]'
+expect_both shape_mismatch "model.layers.0.mlp.gate_proj.weight|[64, 176]|expected [176, 64]" "$tmp/shape"
+new_case missing;    patch "$tmp/missing/model.safetensors" '"model.norm.weight"' '"model.norX.weight"'
+expect_both missing_tensor "model.norm.weight|missing" "$tmp/missing"
+
+# config.json: a missing field, invalid values, not JSON
+cfg_case() {  # cfg_case NAME SED_SCRIPT: the fixture with config.json edited by sed
+  mkdir "$tmp/$1" && ln -s "$(realpath "$fix/model.safetensors")" "$tmp/$1/" && sed "$2" "$fix/config.json" >"$tmp/$1/config.json"
+}
+cfg_case no_kv_heads '/num_key_value_heads/d'
+expect_both missing_config_field "config.json|'num_key_value_heads' is missing" "$tmp/no_kv_heads"
+cfg_case heads '/num_attention_heads/s/4/3/'
+expect_both heads_not_multiple "config.json|num_attention_heads (3)|num_key_value_heads (2)" "$tmp/heads"
+cfg_case layers '/num_hidden_layers/s/2/-2/'
+expect_both negative_layers "config.json|'num_hidden_layers' must be a positive integer" "$tmp/layers"
+cfg_case act 's/"silu"/"gelu"/'
+expect_both unsupported_act "config.json|'hidden_act' is \"gelu\"" "$tmp/act"
+cfg_case dtype_cfg 's/"bfloat16"/"int8"/'
+expect_both unsupported_dtype "config.json|'dtype'" "$tmp/dtype_cfg"
+cfg_case rope '/"rope_type"/s/default/yarn/'
+expect_both rope_type "config.json|'rope_parameters.rope_type' is not \"default\"" "$tmp/rope"
+cfg_case scaling 's/"pad_token_id": null/"rope_scaling": {"type": "linear", "factor": 2.0}/'
+expect_both rope_scaling_set "config.json|'rope_scaling' is set" "$tmp/scaling"
+cfg_case cfg_json 's/"vocab_size": 32000/"vocab_size": 32000,,/'
+expect_both config_not_json "config.json|not valid JSON" "$tmp/cfg_json"
+
+# a prompt longer than the context (256 positions), and one that leaves no room for --new
+long=$(seq -s, 1 300) fits=$(seq -s, 1 250)
+expect prompt_too_long "config.json|300 tokens|max_position_embeddings is 256" \
+  bin/tinyllama --cpu --model "$fix" --prompt-ids "$long"
+expect new_past_context "config.json|--new 10|use --new 7 or less" \
+  bin/tinyllama --cpu --model "$fix" --prompt-ids "$fits" --new 10
+
+echo "bad_input: $pass passed, $fail failed"
+[ "$fail" = 0 ]

@@ -1,0 +1,231 @@
+/* tinyllama: generate greedy tokens with TinyLlama-1.1B, on the GPU in fp16 (the kit's
+ * model layer) or on the CPU in fp32 (the reference every GPU number is checked against).
+ *
+ *   bin/tinyllama                                   synthetic weights, GPU, CUDA graph
+ *   bin/tinyllama --model models/TinyLlama-1.1B-Chat-v1.0 --prompt "The llama is"
+ *   bin/tinyllama --model ../shared/fixtures/tiny-llama --cpu --dump-logits /tmp/l.f32
+ *
+ * Prints `tokens=` (the generated ids), `text=` when the model folder has a
+ * tokenizer.json, and on the GPU ttft_ms, tpot_ms (median decode step), tpot_range
+ * ((max - min) / median), kernels_per_step and gemms_per_step. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "config.h"
+#include "gpu_model.h"
+#include "launch.h"
+#include "model.h"
+#include "safetensors.h"
+#include "stats.h"
+#include "tokenizer.h"
+#include "util.h"
+
+static const char *USAGE =
+    "usage: bin/tinyllama [--model DIR | --synthetic] [--cpu] [--prompt TEXT | --prompt-ids 1,2,3]\n"
+    "                     [--new N] [--dump-logits FILE] [--seed N]\n"
+    "                     [--mode eager|fused|graph|graph_eager] [--batch B] [--dispatch-us N]\n"
+    "  --model DIR        config.json + model.safetensors (+ tokenizer.json); make model fetches them\n"
+    "  --synthetic        TinyLlama's shapes with seeded weights (the default without --model)\n"
+    "  --cpu              the fp32 CPU reference instead of the GPU\n"
+    "  --prompt TEXT      needs DIR/tokenizer.json; --prompt-ids takes token ids instead\n"
+    "                     (default ids: <s> The llama is a domesticated South American camelid)\n"
+    "  --new N            tokens to generate (default 16)\n"
+    "  --dump-logits FILE float32 little-endian [prompt_len x vocab]: logits at every prompt position\n"
+    "  --seed N           synthetic weights' seed (default 1)\n"
+    "  --mode M           GPU decode: eager, fused, graph (default) or graph_eager\n"
+    "  --batch B          GPU batch rows, all with the same prompt (default 1)\n"
+    "  --dispatch-us N    host busy-wait before each launch, like a Python dispatcher (default 0)\n";
+
+static const int DEFAULT_PROMPT[] = {1, 450, 11148, 3304, 338, 263, 21849, 630, 4275, 3082, 3949, 295, 333};
+
+typedef struct {
+    const char *model_dir, *prompt, *prompt_ids, *dump;
+    int cpu, synthetic, n_new, batch, mode;
+    double dispatch_us;
+    unsigned long long seed;
+} Args;
+
+static long long parse_num(const char *flag, const char *s, long long min) {
+    char *end;
+    long long v = strtoll(s, &end, 10);
+    if (end == s || *end || v < min || v > 1000000000) die("%s %s: expected an integer >= %lld", flag, s, min);
+    return v;
+}
+
+static Args parse_args(int argc, char **argv) {
+    Args a = {};
+    a.n_new = 16, a.batch = 1, a.mode = MODE_GRAPH, a.seed = 1;
+    for (int i = 1; i < argc; i++) {
+        const char *f = argv[i];
+        if (!strcmp(f, "--help") || !strcmp(f, "-h")) { fputs(USAGE, stdout); exit(0); }
+        if (!strcmp(f, "--cpu")) { a.cpu = 1; continue; }
+        if (!strcmp(f, "--synthetic")) { a.synthetic = 1; continue; }
+        if (i + 1 >= argc) die("%s needs a value (bin/tinyllama --help lists the flags)", f);
+        const char *v = argv[++i];
+        if (!strcmp(f, "--model")) a.model_dir = v;
+        else if (!strcmp(f, "--prompt")) a.prompt = v;
+        else if (!strcmp(f, "--prompt-ids")) a.prompt_ids = v;
+        else if (!strcmp(f, "--dump-logits")) a.dump = v;
+        else if (!strcmp(f, "--new")) a.n_new = (int)parse_num(f, v, 1);
+        else if (!strcmp(f, "--seed")) a.seed = (unsigned long long)parse_num(f, v, 0);
+        else if (!strcmp(f, "--batch")) a.batch = (int)parse_num(f, v, 1);
+        else if (!strcmp(f, "--dispatch-us")) a.dispatch_us = (double)parse_num(f, v, 0);
+        else if (!strcmp(f, "--mode")) {
+            a.mode = mode_from_name(v);
+            if (a.mode < 0) die("--mode %s: expected eager, fused, graph or graph_eager", v);
+        } else die("unknown flag %s (bin/tinyllama --help lists the flags)", f);
+    }
+    if (a.model_dir && a.synthetic) die("--model and --synthetic exclude each other; pick one");
+    if (a.prompt && a.prompt_ids) die("--prompt and --prompt-ids exclude each other; pick one");
+    return a;
+}
+
+/* The prompt as token ids (at most max_ids; one more means it does not fit). */
+static int prompt_tokens(const Args *a, const Tokenizer *tok, const char *tok_path, int *ids, int max_ids) {
+    int n = 0;
+    if (a->prompt) {
+        if (!tok) die("%s: --prompt needs this tokenizer.json (make model fetches it); or pass --prompt-ids",
+                      tok_path ? tok_path : "--model DIR/tokenizer.json");
+        n = tok_encode(tok, a->prompt, 1, ids, max_ids);
+        return n < 0 ? max_ids + 1 : n;
+    }
+    if (!a->prompt_ids) {
+        n = (int)(sizeof DEFAULT_PROMPT / sizeof DEFAULT_PROMPT[0]);
+        memcpy(ids, DEFAULT_PROMPT, sizeof DEFAULT_PROMPT);
+        return n;
+    }
+    for (const char *s = a->prompt_ids; *s; n++) {
+        char *end;
+        long v = strtol(s, &end, 10);
+        if (end == s || (*end && *end != ',') || v < 0 || v > 2147483647L)
+            die("--prompt-ids %s: expected comma-separated token ids, e.g. 1,450,11148", a->prompt_ids);
+        if (n < max_ids) ids[n] = (int)v;
+        s = *end ? end + 1 : end;
+    }
+    if (n == 0) die("--prompt-ids: the list is empty");
+    return n;
+}
+
+static void write_logits(const char *path, const float *logits, size_t count) {
+    FILE *f = fopen(path, "wb");
+    if (!f || fwrite(logits, sizeof(float), count, f) != count || fclose(f) != 0)
+        die("%s: cannot write the logits file (--dump-logits)", path);
+}
+
+/* tokens= (the generated ids), then text= on one line (newlines shown as \n) when there
+ * is a tokenizer */
+static void print_result(const int *ids, int n, const Tokenizer *tok, const char *tok_path) {
+    printf("tokens=");
+    for (int i = 0; i < n; i++) printf(i ? ",%d" : "%d", ids[i]);
+    printf("\n");
+    if (!tok) return;
+    int bad = 0;
+    char *s = tok_decode(tok, ids, n, &bad);
+    if (!s) die("%s: generated token id %d is not in this tokenizer's vocabulary", tok_path, bad);
+    printf("text=");
+    for (const char *p = s; *p; p++)
+        if (*p == '\n') fputs("\\n", stdout);
+        else putchar(*p);
+    printf("\n");
+    free(s);
+}
+
+/* The fp32 reference: prefill every prompt token, then one token at a time with the
+ * KV cache, greedy. */
+static void run_cpu(const Config *c, const Args *a, const int *ids, int n,
+                    const Tokenizer *tok, const char *tok_path) {
+    SafeTensors st;
+    if (a->model_dir) st_open(&st, a->model_dir);
+    CpuModel *m = cpu_model_open(c, a->model_dir ? &st : NULL, a->seed, n + a->n_new);
+    float *logits = (float *)xmalloc((size_t)n * c->vocab * sizeof(float));
+    int *out = (int *)xmalloc(sizeof(int) * a->n_new);
+    double *step_ms = (double *)xmalloc(sizeof(double) * a->n_new);
+    double t0 = now_ms();
+    cpu_forward(m, ids, n, 0, logits, a->dump != NULL);
+    out[0] = argmax_f32(logits + (a->dump ? (size_t)(n - 1) * c->vocab : 0), c->vocab);
+    double ttft = now_ms() - t0;
+    if (a->dump) write_logits(a->dump, logits, (size_t)n * c->vocab);
+    for (int i = 1; i < a->n_new; i++) {
+        double t = now_ms();
+        cpu_forward(m, &out[i - 1], 1, n + i - 1, logits, 0);
+        out[i] = argmax_f32(logits, c->vocab);
+        step_ms[i - 1] = now_ms() - t;
+    }
+    print_result(out, a->n_new, tok, tok_path);
+    printf("cpu_ttft_ms=%.3f\n", ttft);
+    if (a->n_new > 1) printf("cpu_tpot_ms=%.3f\n", stats_of(step_ms, a->n_new - 1).median);
+    free(out);
+    free(step_ms);
+    free(logits);
+    cpu_model_free(m);
+    if (a->model_dir) st_close(&st);
+}
+
+/* The GPU model: prefill + decode steps in the chosen mode, every row the same prompt. */
+static void run_gpu(const Config *c, const Args *a, const int *ids, int n,
+                    const Tokenizer *tok, const char *tok_path) {
+    GpuModelOpts o = {};
+    o.model_dir = a->model_dir, o.seed = a->seed, o.max_batch = a->batch, o.max_seq = 0, o.quiet = 0;
+    GpuModel *m = gpu_model_open(&o);
+    if (a->dump) {
+        float *logits = (float *)xmalloc((size_t)n * c->vocab * sizeof(float));
+        gpu_prefill(m, ids, n, 1, logits);
+        write_logits(a->dump, logits, (size_t)n * c->vocab);
+        free(logits);
+    }
+    g_launch.dispatch_us = a->dispatch_us;
+    int *all = (int *)xmalloc(sizeof(int) * a->batch * a->n_new);
+    GenTiming t = gpu_generate(m, ids, n, a->batch, a->n_new, (Mode)a->mode, all, NULL, NULL);
+    int agree = 1;
+    for (int r = 1; r < a->batch; r++) agree &= !memcmp(all, all + r * a->n_new, sizeof(int) * a->n_new);
+    print_result(all, a->n_new, tok, tok_path);
+    if (a->batch > 1) printf("rows_agree=%s\n", agree ? "yes" : "no (batch rows with the same prompt differ)");
+    Stats s = stats_of(t.step_ms, t.n_steps);
+    StepCounts k = gpu_step_counts(m, (Mode)a->mode);
+    printf("mode=%s batch=%d dispatch_us=%g\n", mode_name((Mode)a->mode), a->batch, a->dispatch_us);
+    printf("ttft_ms=%.3f\n", t.ttft_ms);
+    if (t.n_steps > 0) {
+        printf("tpot_ms=%.3f\n", s.median);
+        printf("tpot_range=%.3f\n", s.range_over_median);
+    }
+    printf("kernels_per_step=%d\n", k.kernels);
+    printf("gemms_per_step=%d\n", k.gemms);
+    free(all);
+    gpu_model_free(m);
+}
+
+int main(int argc, char **argv) {
+    Args a = parse_args(argc, argv);
+    Config c;
+    char cfg_path[1024], tok_path[1024];
+    if (a.model_dir) {
+        snprintf(cfg_path, sizeof cfg_path, "%s/config.json", a.model_dir);
+        snprintf(tok_path, sizeof tok_path, "%s/tokenizer.json", a.model_dir);
+        config_load(&c, cfg_path);
+    } else {
+        config_tinyllama(&c);
+        snprintf(cfg_path, sizeof cfg_path, "the built-in TinyLlama config");
+        printf("synthetic weights (TinyLlama-1.1B's exact shapes, seed %llu): timings are real, the text is not"
+               " (make model fetches the real weights)\n", a.seed);
+    }
+    config_print(&c);
+    Tokenizer *tok = a.model_dir && file_exists(tok_path) ? tok_load(tok_path) : NULL;
+
+    int *ids = (int *)xmalloc(sizeof(int) * (c.max_seq + 1));
+    int n = prompt_tokens(&a, tok, a.model_dir ? tok_path : NULL, ids, c.max_seq);
+    if (n > c.max_seq)
+        die("%s: the prompt has %s%d tokens but max_position_embeddings is %d; shorten the prompt",
+            cfg_path, a.prompt ? "more than " : "", a.prompt ? c.max_seq : n, c.max_seq);
+    if (n + a.n_new - 1 > c.max_seq)
+        die("%s: the prompt (%d tokens) and --new %d need %d positions but max_position_embeddings is %d; "
+            "use --new %d or less", cfg_path, n, a.n_new, n + a.n_new - 1, c.max_seq, c.max_seq - n + 1);
+    for (int i = 0; i < n; i++)
+        if (ids[i] >= c.vocab) die("--prompt-ids: token id %d is outside the vocabulary (0..%d)", ids[i], c.vocab - 1);
+    printf("prompt_tokens=%d\n", n);
+
+    if (a.cpu) run_cpu(&c, &a, ids, n, tok, tok_path);
+    else run_gpu(&c, &a, ids, n, tok, tok_path);
+    free(ids);
+    if (tok) tok_free(tok);
+    return 0;
+}

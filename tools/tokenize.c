@@ -1,0 +1,96 @@
+/* tokenize: text -> Llama token ids, or ids -> text, with common/tokenizer.c (which encodes and
+ * decodes exactly as Hugging Face tokenizers does).
+ *   bin/tokenize --tokenizer FILE [--no-bos] -- TEXT      prints ids=1,15043,3186,29991
+ *   bin/tokenize --tokenizer FILE --decode -- IDS         prints the text
+ * The words after -- are joined with single spaces. IDS are numbers separated by commas or
+ * spaces; an "ids=" prefix is allowed, so the first form's output feeds the second. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "tokenizer.h"
+#include "util.h"
+
+#define DEFAULT_TOKENIZER "models/TinyLlama-1.1B-Chat-v1.0/tokenizer.json"
+
+static void usage(FILE *f) {
+    fprintf(f,
+            "usage: bin/tokenize [--tokenizer FILE] [--no-bos] -- TEXT   prints ids=1,15043,...\n"
+            "       bin/tokenize [--tokenizer FILE] --decode -- IDS      prints the text\n"
+            "  --tokenizer FILE  a Llama/TinyLlama tokenizer.json, by default\n"
+            "                    " DEFAULT_TOKENIZER " (make model)\n"
+            "                    or try ../shared/fixtures/llama-tokenizer/tokenizer.json\n"
+            "  --no-bos          leave out the <s> (id 1) that starts every prompt\n"
+            "  --decode          IDS like 1,15043,3186 (or ids=...) -> text; special tokens skipped\n"
+            "Errors: one line on stderr, exit 1.\n");
+}
+
+static char *join(char **words, int n) {
+    size_t len = 1;
+    for (int i = 0; i < n; i++) len += strlen(words[i]) + 1;
+    char *s = xmalloc(len), *p = s;
+    for (int i = 0; i < n; i++) p += sprintf(p, "%s%s", i ? " " : "", words[i]);
+    *p = 0;
+    return s;
+}
+
+static int parse_ids(const char *s, int *ids, int max_ids) {
+    if (!strncmp(s, "ids=", 4)) s += 4;
+    int n = 0;
+    while (*s) {
+        if (*s == ',' || *s == ' ' || *s == '\t' || *s == '\n') { s++; continue; }
+        char *end;
+        errno = 0;
+        long v = strtol(s, &end, 10);
+        if (end == s || errno || v < -2147483647L || v > 2147483647L)
+            die("'%.20s' is not a token id; --decode takes ids like 1,15043,3186", s);
+        if (n == max_ids) die("too many ids (more than %d)", max_ids);
+        ids[n++] = (int)v;
+        s = end;
+    }
+    return n;
+}
+
+int main(int argc, char **argv) {
+    const char *path = DEFAULT_TOKENIZER;
+    int decode = 0, bos = 1, i = 1;
+    for (; i < argc; i++) {
+        if (!strcmp(argv[i], "--")) { i++; break; }
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) { usage(stdout); return 0; }
+        else if (!strcmp(argv[i], "--tokenizer")) {
+            if (++i == argc) die("--tokenizer needs a FILE (a tokenizer.json)");
+            path = argv[i];
+        }
+        else if (!strcmp(argv[i], "--decode")) decode = 1;
+        else if (!strcmp(argv[i], "--no-bos")) bos = 0;
+        else if (argv[i][0] == '-' && argv[i][1])
+            die("unknown option %s; see bin/tokenize --help", argv[i]);
+        else break;
+    }
+    if (i == argc && decode) die("nothing to decode: give the ids after --, e.g. -- 1,15043,3186");
+    if (!file_exists(path))
+        die("no tokenizer at %s; run make model, or pass --tokenizer "
+            "../shared/fixtures/llama-tokenizer/tokenizer.json", path);
+    char *input = join(argv + i, argc - i);
+    size_t max_ids = 2 * strlen(input) + 8; /* more than any text can need */
+    int *ids = xmalloc(sizeof(int) * max_ids);
+    Tokenizer *t = tok_load(path);
+    if (decode) {
+        int n = parse_ids(input, ids, (int)max_ids), bad = 0;
+        char *text = tok_decode(t, ids, n, &bad);
+        if (!text) die("id %d is not a token of %s, whose vocab size is %d (ids 0..%d)", bad, path,
+                       tok_vocab(t), tok_vocab(t) - 1);
+        printf("%s\n", text);
+        free(text);
+    } else {
+        int n = tok_encode(t, input, bos, ids, (int)max_ids);
+        if (n < 0) die("the text needs more than %zu ids (a bug: report it)", max_ids);
+        printf("ids=");
+        for (int k = 0; k < n; k++) printf("%s%d", k ? "," : "", ids[k]);
+        printf("\n");
+    }
+    free(ids);
+    free(input);
+    tok_free(t);
+    return 0;
+}
