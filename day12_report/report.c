@@ -1,0 +1,553 @@
+/* Day 12 · The week on one page: theory against measurement.
+ *
+ * The question. Week 1 ended with a sheet of paper: weight bytes / bandwidth = the decode
+ * floor, and every other number derived from it. Days 07-11 put that paper next to a real
+ * GPU, one row at a time, into results/rows.tsv. Today nothing new is measured. This
+ * program reads those rows and writes the lesson's deliverable, the one-page comparison
+ * table, in the lesson's own order ("一页对比报告模板"): item · theory for THIS GPU · what
+ * the lesson expected on a T4 under Hugging Face eager · measured · the difference and why.
+ * The "why" is computed from the other rows wherever they can explain it (a ratio placed
+ * in the lesson's bands, a busy ratio before and after CUDA graphs), never typed in.
+ *
+ * Below the table: the charts (PNG, written beside the report, linked relatively so the
+ * report can be copied anywhere with them), and the five-step profiling loop of the
+ * Vietnamese lesson written as an experiment log: eager -> fused -> graph -> (next: int8
+ * weights, with its predicted floor). Each step one change, re-measured, logged.
+ *
+ * Build and run:   make day12        (or: bin/day12_report after the days ran)
+ * Reads:           results/rows.tsv, results/gaps_<cfg>.tsv, results/timeline_*.png
+ * Writes:          results/REPORT.md and its PNG charts  ($KIT_RESULTS moves "results")
+ * Expect:          one line per file written; a day that has not run shows up in the
+ *                  report as "not run (make dayNN)", never as a blank or a zero.
+ *
+ * Quiz: the report is where all five acceptance questions meet; answers/README.md cites
+ * its rows, and `make check-answers` checks the claims behind them. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "chart.h"
+#include "parts.h"
+#include "rows.h"
+#include "util.h"
+
+static Row *rows;
+static int nrows;
+static FILE *out;
+static char dir[4096];          /* where REPORT.md and the PNGs go */
+
+/* A row that was measured, or NULL; its value, or NAN. */
+static const Row *got(const char *key) {
+    const Row *r = rows_find(rows, nrows, key);
+    return r && !isnan(r->measured) ? r : NULL;
+}
+static double M(const char *key) { const Row *r = got(key); return r ? r->measured : NAN; }
+static double T(const char *key) { const Row *r = rows_find(rows, nrows, key); return r ? r->theory : NAN; }
+
+/* A number the way a person writes it: 3 significant digits, no exponent, whole numbers
+ * without decimals, "—" for none. Eight rotating buffers, so one printf can hold several. */
+static const char *num(double v) {
+    static char buf[8][32];
+    static int i;
+    char *b = buf[i++ & 7];
+    double a = fabs(v);
+    if (!isfinite(v)) snprintf(b, 32, "—");
+    else snprintf(b, 32, a >= 100 || v == (long)v ? "%.0f" : a >= 10 ? "%.1f" : a >= 1 ? "%.2f" : "%.3g", v);
+    return b;
+}
+/* A number with its unit: "4.15×", "62%", "1.90 ms", "38 µs". */
+static const char *with_unit(double v, const char *unit) {
+    static char buf[8][48];
+    static int i;
+    char *b = buf[i++ & 7];
+    if (!strcmp(unit, "x")) snprintf(b, 48, "%s×", num(v));
+    else if (!strcmp(unit, "%")) snprintf(b, 48, "%s%%", num(v));
+    else if (!strcmp(unit, "count") || !*unit) snprintf(b, 48, "%s", num(v));
+    else snprintf(b, 48, "%s %s", num(v), !strcmp(unit, "us") ? "µs" : unit);
+    return b;
+}
+/* Where a value sits against the lesson's band [lo, hi]. */
+static const char *band(double v, double lo, double hi) {
+    return v < lo ? "below" : v > hi ? "above" : "inside";
+}
+
+/* ---- the comparison table ------------------------------------------------------------ */
+typedef struct { char theory[640], measured[640], why[640]; } Cell;   /* add() writes 640 at most */
+
+/* Appends one clause to a cell, "; " between clauses. */
+static void add(char *cell, const char *fmt, ...) {
+    size_t n = strlen(cell);
+    if (n) n += snprintf(cell + n, 640 - n, "; ");
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cell + n, 640 - n, fmt, ap);
+    va_end(ap);
+}
+
+/* "4.15× the floor", when the row has a floor. */
+static void over_floor(const Row *r, Cell *c, const char *floor) {
+    if (r->theory > 0) add(c->why, "%s× %s", num(r->measured / r->theory), floor);
+}
+
+static void why_gpu(const Row *r, Cell *c) {
+    snprintf(c->measured, sizeof c->measured, "%s (cc %d.%d)", r->note, (int)r->measured / 10,
+             (int)r->measured % 10);
+    double bw = T("weight_gb") / T("tpot_ms") * 1000, peak = T("matmul_synced_tflops");
+    double ridge = T("prefill_intensity_200");
+    c->theory[0] = 0;
+    if (!isnan(bw)) add(c->theory, "%s GB/s", num(bw));
+    if (!isnan(peak)) add(c->theory, "fp16 %s TFLOP/s", num(peak));
+    if (!isnan(ridge)) add(c->theory, "ridge %s FLOP/B", num(ridge));
+    if (!c->theory[0]) snprintf(c->theory, sizeof c->theory, "— (make day09)");
+    if (!isnan(bw)) add(c->why, "moves bytes %s× as fast as the T4's 320 GB/s: every floor below is that much lower", num(bw / 320));
+    add(c->why, r->measured < 80 ? "no bf16 tensor cores, so fp16 throughout (mistake #1)"
+                                 : "has bf16 tensor cores; the kit computes in fp16 anyway, like the T4");
+}
+static void why_weights(const Row *r, Cell *c) {
+    double x = r->measured / r->theory;
+    if (!(x > 0)) return;
+    if (x > 1.8) add(c->why, "%s× the fp16 bytes: fp32 weights? (mistake #1)", num(x));
+    else if (x >= 1) add(c->why, "fp16 weights + %s GB of KV cache, workspace and context", num(r->measured - r->theory));
+    else add(c->why, "less than the weights alone: not all of them reached the GPU");
+}
+static void why_range(const Row *r, Cell *c) {
+    add(c->why, r->measured < r->theory ? "within the lesson's 10%% bar: stable enough to compare"
+        : "above the 10%% bar: warmup missing or another process on the GPU (mistakes #2, #3)");
+}
+static void why_ttft(const Row *r, Cell *c) {
+    over_floor(r, c, "its floor");
+    double ridge = T("prefill_intensity_200");
+    if (!isnan(ridge))
+        add(c->why, "200 tokens = 200 FLOP/B against a ridge of %s: the %s side", num(ridge),
+            ridge > 200 ? "memory" : "compute");
+}
+static void why_tpot(const Row *r, Cell *c) {
+    over_floor(r, c, "the floor");
+    if (got("gemm_ms_per_step"))
+        add(c->why, "the GEMMs take %s ms of it (day10), other kernels and gaps the rest", num(M("gemm_ms_per_step")));
+    if (got("busy_eager_b1_d0")) add(c->why, "the GPU is busy %s%% of a step", num(M("busy_eager_b1_d0")));
+}
+static void why_ratio(const Row *r, Cell *c) {
+    static const struct { double hi; const char *range, *means; } bands[] = {
+        {1.0, "below 1", "faster than bandwidth allows: a missing synchronize (day08)"},
+        {1.5, "1.0–1.5", "at the bandwidth limit; unlikely in eager, recheck day08's rules"},
+        {3.0, "1.5–3", "memory-bound holds: the step is mostly moving weights"},
+        {6.0, "3–6", "CPU cost and GPU time of one magnitude: day11 finds the gaps"},
+        {INFINITY, "> 6", "overhead dominates: the GPU mostly waits for the CPU"},
+    };
+    int i = 0;
+    while (r->measured >= bands[i].hi) i++;
+    add(c->why, "ratio %s: in the lesson's %s band: %s", num(r->measured), bands[i].range, bands[i].means);
+    add(c->why, "%s the 2–4 expected of HF eager", band(r->measured, 2, 4));
+}
+static void why_toks(const Row *r, Cell *c) {
+    if (got("mbu")) add(c->why, "MBU %s%%: the share of the bandwidth a step uses (1 / ratio)", num(M("mbu")));
+}
+static void why_ttft_tpot(const Row *r, Cell *c) {
+    add(c->why, "a 200-token prefill costs %s decode steps, %s the lesson's 2–5", num(r->measured),
+        band(r->measured, 2, 5));
+}
+static void why_gemms(const Row *r, Cell *c) {
+    double want = isnan(r->theory) ? 155 : r->theory;   /* from the config: 7 per layer x layers + 1 */
+    if (r->measured == want) add(c->why, "matches day 2's count: 7 linears × 22 layers + lm_head");
+    else add(c->why, "%s off the config's %s: some linear layers were not seen as GEMMs", num(r->measured - want), num(want));
+}
+/* The three top kernels: the lesson expects these families at ranks 1, 2, 3. */
+static void why_top(const Row *r, Cell *c, int rank) {
+    static const char *const family[] = {"linear layers", "elementwise", "attention"};
+    static const double lo[] = {60, 10, 5}, hi[] = {80, 20, 10};
+    char name[200] = "?", part[64] = "?";
+    const char *arrow = strstr(r->note, "->");
+    snprintf(name, sizeof name, "%.*s", arrow ? (int)(arrow - r->note) : (int)strlen(r->note), r->note);
+    if (arrow) snprintf(part, sizeof part, "%s", arrow + 2 + strspn(arrow + 2, " "));
+    name[strcspn(name, "|")] = 0;
+    for (char *e = name + strlen(name); e > name && e[-1] == ' '; ) *--e = 0;
+    if (strlen(name) > 48) strcpy(name + 45, "...");
+    snprintf(c->measured, sizeof c->measured, "`%s` → %s, %s%%", name, part, num(r->measured));
+    char first[64];                       /* "q/k/v/o/..." -> "q": one kernel, one family */
+    snprintf(first, sizeof first, "%.*s", (int)strcspn(part, "/"), part);
+    int p = part_from_name(first);
+    const char *fam = p < 0 ? "?" : part_is_gemm(p) ? family[0] : p == P_ATTN ? family[2] : family[1];
+    if (fam == family[rank - 1]) add(c->why, "the lesson's family for rank %d (%s)", rank, fam);
+    else add(c->why, "the lesson has %s at rank %d; here %s", family[rank - 1], rank, fam);
+    add(c->why, "share %s its %g–%g%%", band(r->measured, lo[rank - 1], hi[rank - 1]), lo[rank - 1], hi[rank - 1]);
+}
+static void why_top1(const Row *r, Cell *c) { why_top(r, c, 1); }
+static void why_top2(const Row *r, Cell *c) { why_top(r, c, 2); }
+static void why_top3(const Row *r, Cell *c) { why_top(r, c, 3); }
+static void why_gemm_ms(const Row *r, Cell *c) {
+    double eff = got("gemm_bw_eff") ? M("gemm_bw_eff") : 100 * r->theory / r->measured;
+    if (isnan(eff)) return;
+    add(c->why, "floor ÷ GEMM time = %s%% bandwidth efficiency while they run (W3 measures the ceiling)", num(eff));
+}
+static void why_kernels(const Row *r, Cell *c) {
+    add(c->why, "%s the lesson's 300–400", band(r->measured, 300, 400));
+    if (got("gemms_per_step"))
+        add(c->why, "%s GEMMs + %s small kernels (eager splits RMSNorm, RoPE, SiLU)",
+            num(M("gemms_per_step")), num(r->measured - M("gemms_per_step")));
+}
+static void why_busy1(const Row *r, Cell *c) {
+    add(c->why, "%s the lesson's 50–65%%, here with bare C launches (no dispatcher)", band(r->measured, 50, 65));
+    if (got("busy_eager_b1_d40"))
+        add(c->why, "with 40 µs per launch, like PyTorch's dispatcher: %s%%", num(M("busy_eager_b1_d40")));
+}
+static void why_busy32(const Row *r, Cell *c) {
+    if (!got("busy_eager_b1_d0")) return;
+    add(c->why, "%+.1f points over batch 1 (%s%% → %s%%)", r->measured - M("busy_eager_b1_d0"),
+        num(M("busy_eager_b1_d0")), num(r->measured));
+    if (got("tpot_ms_eager_b1_d0") && got("tpot_ms_eager_b32_d0"))
+        add(c->why, "TPOT %s → %s ms: the same launches carry 32× the tokens",
+            num(M("tpot_ms_eager_b1_d0")), num(M("tpot_ms_eager_b32_d0")));
+}
+static void why_gap(const Row *r, Cell *c) {
+    if (got("gap_p90_us_eager_b1_d0")) add(c->why, "p90 %s µs", num(M("gap_p90_us_eager_b1_d0")));
+    if (got("host_bound_eager_b1_d0"))
+        add(c->why, "%s%% of gap time the CPU was still launching", num(M("host_bound_eager_b1_d0")));
+    if (got("gap_median_us_eager_b1_d40"))
+        add(c->why, "with 40 µs dispatch: %s µs, %s the lesson's 10–40", num(M("gap_median_us_eager_b1_d40")),
+            band(M("gap_median_us_eager_b1_d40"), 10, 40));
+}
+static void why_graph(const Row *r, Cell *c) {
+    over_floor(r, c, "the floor");
+    if (got("launches_per_step_eager_b1_d0") && got("launches_per_step_graph_b1_d0"))
+        add(c->why, "graph mode cuts the launches per step from %s to %s", num(M("launches_per_step_eager_b1_d0")),
+            num(M("launches_per_step_graph_b1_d0")));
+    if (got("busy_eager_b1_d0") && got("busy_graph_b1_d0"))
+        add(c->why, "busy ratio %s%% → %s%%", num(M("busy_eager_b1_d0")), num(M("busy_graph_b1_d0")));
+    if (got("tpot_ms_eager")) add(c->why, "eager %s ms", num(M("tpot_ms_eager")));
+}
+
+typedef struct {
+    const char *item, *day, *key, *lesson;
+    void (*why)(const Row *r, Cell *c);
+} Item;
+
+/* The lesson's template, row for row. Lesson column: T4, TinyLlama-1.1B fp16, HF eager. */
+static const Item items[] = {
+    {"GPU, toolkit", "day07", "gpu", "Tesla T4 (Turing, 16 GB, 320 GB/s, 65 TFLOP/s); PyTorch + transformers", why_gpu},
+    {"Weight memory after load", "day07", "weight_gb", "2.2 GB", why_weights},
+    {"Range / median of 10 generates", "day07", "warm_range_pct", "< 10%", why_range},
+    {"TTFT (200-token prompt)", "day09", "ttft_ms", "floor ≈ 7 ms, expected 15–40 ms", why_ttft},
+    {"TPOT (median)", "day09", "tpot_ms", "floor 6.9 ms, expected 15–30 ms", why_tpot},
+    {"Ratio = TPOT ÷ floor", "day09", "ratio", "expected 2–4", why_ratio},
+    {"tok/s", "day09", "tok_s", "at most 145", why_toks},
+    {"TTFT ÷ TPOT", "day09", "ttft_over_tpot", "expected 2–5", why_ttft_tpot},
+    {"Linear layers per step", "day10", "gemms_per_step", "155 (aten::linear)", why_gemms},
+    {"Top 1 kernel / share", "day10", "top1_share", "gemm/gemv, 60–80%", why_top1},
+    {"Top 2 kernel / share", "day10", "top2_share", "elementwise, 10–20%", why_top2},
+    {"Top 3 kernel / share", "day10", "top3_share", "attention, 5–10%", why_top3},
+    {"GEMM GPU time per step", "day10", "gemm_ms_per_step", "a little above 6.9 ms", why_gemm_ms},
+    {"Kernels per step", "day10", "kernels_per_step", "300–400", why_kernels},
+    {"GPU busy ratio, batch 1", "day11", "busy_eager_b1_d0", "50–65%", why_busy1},
+    {"GPU busy ratio, batch 32", "day11", "busy_eager_b32_d0", "clearly above batch 1", why_busy32},
+    {"Typical gap", "day11", "gap_median_us_eager_b1_d0", "10–40 µs", why_gap},
+    {"TPOT with CUDA graphs", "day09", "tpot_ms_graph", "close to 8 ms (reduce-overhead)", why_graph},
+};
+enum { N_ITEMS = sizeof items / sizeof items[0] };
+
+static int write_table(void) {
+    int missing = 0;
+    fprintf(out, "| item | theory for this GPU | the lesson's expectation (T4, HF eager) | measured | difference and why |\n"
+                 "|---|---|---|---|---|\n");
+    for (int i = 0; i < N_ITEMS; i++) {
+        const Item *it = &items[i];
+        const Row *r = got(it->key);
+        Cell c = {"—", "", ""};
+        if (!r) {
+            snprintf(c.measured, sizeof c.measured, "not run (make %s)", it->day);
+            snprintf(c.why, sizeof c.why, "—");
+            missing++;
+        } else {
+            if (!isnan(r->theory)) snprintf(c.theory, sizeof c.theory, "%s", with_unit(r->theory, r->unit));
+            snprintf(c.measured, sizeof c.measured, "%s", with_unit(r->measured, r->unit));
+            it->why(r, &c);
+            if (!c.why[0]) snprintf(c.why, sizeof c.why, "—");
+        }
+        fprintf(out, "| %s | %s | %s | %s | %s |\n", it->item, c.theory, it->lesson, c.measured, c.why);
+    }
+    return missing;
+}
+
+/* ---- the charts ------------------------------------------------------------------------- */
+static const char *const modes[] = {"eager", "fused", "graph"};
+static const unsigned mode_rgb[] = {0x0072B2, 0xE69F00, 0x009E73};     /* with a 40 us dispatcher: */
+static const unsigned mode_rgb_d40[] = {0x56B4E9, 0xF5C97A, 0x7FD1B5};  /* the same hue, lighter */
+static const int batches[] = {1, 32}, dispatches[] = {0, 40}, sweep_us[] = {0, 5, 10, 20, 40};
+
+static void not_run(const char *what, const char *day) {
+    fprintf(out, "*%s: not run (make %s).*\n\n", what, day);
+}
+/* Links a chart that was drawn (drawn == 0), or says that it could not be. */
+static void embed(const char *title, const char *file, int drawn) {
+    if (drawn == 0) fprintf(out, "![%s](%s)\n\n", title, file);
+    else fprintf(out, "*%s: the chart could not be drawn (see bin/day12_report's output).*\n\n", title);
+}
+static const char *path_of(const char *file) {
+    static char p[4200];
+    snprintf(p, sizeof p, "%s/%s", dir, file);
+    return p;
+}
+
+static void chart_tpot_modes(void) {
+    ChartBar bars[4];
+    int n = 0;
+    double floor_ms = NAN;
+    for (int m = 0; m < 3; m++) {
+        char key[32];
+        snprintf(key, sizeof key, "tpot_ms_%s", modes[m]);
+        if (got(key)) { bars[n++] = (ChartBar){modes[m], M(key), mode_rgb[m]}; floor_ms = T(key); }
+    }
+    if (!n) { not_run("TPOT per mode against the floor", "day09"); return; }
+    if (got("tpot_ms_eager_b1_d40")) bars[n++] = (ChartBar){"eager, 40 us dispatch", M("tpot_ms_eager_b1_d40"), mode_rgb_d40[0]};
+    char label[64];
+    snprintf(label, sizeof label, "floor %s ms", num(floor_ms));
+    ChartRef ref = {floor_ms, label};
+    Chart c = {.title = "TPOT per mode (batch 1) against the bandwidth floor", .xlabel = "ms per token",
+               .refs = &ref, .nrefs = !isnan(floor_ms)};
+    fprintf(out, "**TPOT per mode.** Each bar is one way to run the same math; the dashed line is "
+                 "weight bytes ÷ bandwidth. The closer a bar, the less of the step is not moving weights.\n\n");
+    embed("TPOT per mode", "tpot_modes.png", chart_bars(&c, path_of("tpot_modes.png"), bars, n));
+}
+
+static void chart_busy(void) {
+    ChartBar bars[12];
+    char labels[12][32];
+    int n = 0;
+    for (int m = 0; m < 3; m++)
+        for (int b = 0; b < 2; b++)
+            for (int d = 0; d < 2; d++) {
+                char key[48];
+                snprintf(key, sizeof key, "busy_%s_b%d_d%d", modes[m], batches[b], dispatches[d]);
+                if (!got(key)) continue;
+                snprintf(labels[n], 32, "%s b%d d%d", modes[m], batches[b], dispatches[d]);
+                bars[n] = (ChartBar){labels[n], M(key), d ? mode_rgb_d40[m] : mode_rgb[m]};
+                n++;
+            }
+    if (!n) { not_run("GPU busy ratio per configuration", "day11"); return; }
+    ChartRef refs[] = {{50, "50%"}, {65, "65% (lesson)"}};
+    Chart c = {.title = "GPU busy ratio (mode, batch, dispatch us)",
+               .xlabel = "busy ratio (%)", .refs = refs, .nrefs = 2};
+    fprintf(out, "**Busy ratio per configuration.** Kernel time (overlaps merged) ÷ first-kernel-start to "
+                 "last-kernel-end. d40 adds 40 µs of host work before each launch, like a Python dispatcher; "
+                 "the lesson's T4 band is 50–65%%.\n\n");
+    embed("busy ratio per configuration", "busy.png", chart_bars(&c, path_of("busy.png"), bars, n));
+}
+
+/* results/gaps_<cfg>.tsv: one gap a line, in us. */
+static double *read_gaps(const char *cfg, int *n) {
+    char file[64];
+    snprintf(file, sizeof file, "gaps_%s.tsv", cfg);
+    char *text = read_file(path_of(file), NULL);
+    *n = 0;
+    if (!text) return NULL;
+    int cap = 256;
+    double *v = xmalloc(sizeof(double) * cap);
+    for (char *p = text, *end; ; p = end) {
+        double x = strtod(p, &end);
+        if (end == p) break;
+        if (*n == cap) { cap *= 2; v = realloc(v, sizeof(double) * cap); if (!v) die("out of memory reading %s", file); }
+        v[(*n)++] = x;
+    }
+    free(text);
+    return v;
+}
+
+static void chart_gaps(void) {
+    static const char *const cfgs[] = {"eager_b1_d0", "eager_b1_d40", "eager_b32_d0", "fused_b1_d0", "graph_b1_d0"};
+    ChartSample s[5];
+    double *data[5];
+    int ns = 0;
+    for (int i = 0; i < 5; i++) {
+        int n;
+        data[i] = read_gaps(cfgs[i], &n);
+        if (n > 0) s[ns++] = (ChartSample){cfgs[i], data[i], n, 0};
+    }
+    if (!ns) not_run("The gap histogram", "day11");
+    else {
+        Chart c = {.title = "Gaps between kernels on the GPU timeline", .xlabel = "gap (us, log scale)",
+                   .ylabel = "gaps", .logx = 1};
+        fprintf(out, "**The gaps.** Every idle interval between kernels in the measured steps. Microseconds: "
+                     "nvidia-smi's sampling window is hundreds of milliseconds and never shows them (mistake #13).\n\n");
+        embed("gap histogram", "gaps.png", chart_hist(&c, path_of("gaps.png"), s, ns, 30));
+    }
+    for (int i = 0; i < 5; i++) free(data[i]);
+}
+
+static void chart_sweep(void) {
+    double x[5], tpot[5], busy[5];
+    int n = 0;
+    for (int i = 0; i < 5; i++) {
+        char kt[32], kb[32];
+        snprintf(kt, sizeof kt, "sweep_tpot_ms_d%d", sweep_us[i]);
+        snprintf(kb, sizeof kb, "sweep_busy_d%d", sweep_us[i]);
+        if (!got(kt) || !got(kb)) continue;
+        x[n] = sweep_us[i]; tpot[n] = M(kt); busy[n] = M(kb); n++;
+    }
+    if (!n) { not_run("The dispatch sweep", "day11"); return; }
+    char label[64];
+    snprintf(label, sizeof label, "floor %s ms", num(T("sweep_tpot_ms_d0")));
+    ChartRef ref = {T("sweep_tpot_ms_d0"), label};
+    ChartSeries st = {"TPOT, eager batch 1", x, tpot, n, 0, 0}, sb = {"busy ratio", x, busy, n, 0, 0};
+    Chart ct = {.title = "Dispatch sweep: TPOT against host cost per launch", .xlabel = "dispatch (us per launch)",
+                .ylabel = "TPOT (ms)", .refs = &ref, .nrefs = !isnan(ref.value)};
+    Chart cb = {.title = "Dispatch sweep: busy ratio against host cost per launch",
+                .xlabel = "dispatch (us per launch)", .ylabel = "busy ratio (%)"};
+    fprintf(out, "**The dispatch sweep.** Host work added before every launch. While it is shorter than a "
+                 "kernel's GPU time the queue stays ahead and TPOT holds; past that the GPU waits and TPOT "
+                 "grows with it.");
+    if (got("crossover_us"))
+        fprintf(out, " The curve turned at %s µs of dispatch per launch.", num(M("crossover_us")));
+    if (T("crossover_us") >= 0)
+        fprintf(out, " Predicted: %s µs (GPU time per step ÷ launches − one launch call).", num(T("crossover_us")));
+    else if (T("crossover_us") < 0)
+        fprintf(out, " Predicted: below zero — the bare C launches already take longer than the kernels, so the "
+                     "step is overhead-bound with no dispatcher at all.");
+    fprintf(out, "\n\n");
+    embed("TPOT against dispatch", "sweep_tpot.png", chart_lines(&ct, path_of("sweep_tpot.png"), &st, 1));
+    embed("busy ratio against dispatch", "sweep_busy.png", chart_lines(&cb, path_of("sweep_busy.png"), &sb, 1));
+}
+
+static void timelines(void) {
+    static const char *const mode[] = {"eager", "graph"};
+    char file[2][32];
+    for (int i = 0; i < 2; i++) snprintf(file[i], sizeof file[i], "timeline_%s.png", mode[i]);
+    if (!file_exists(path_of(file[0])) && !file_exists(path_of(file[1]))) {
+        not_run("The decode-step timelines", "day11");
+        return;
+    }
+    fprintf(out, "**One decode step on the timeline** (day11; CPU launches above, GPU kernels below, "
+                 "coloured by model part, white = idle). Open results/trace_*.json in ui.perfetto.dev for the full picture.\n\n");
+    for (int i = 0; i < 2; i++) {
+        char title[64];
+        snprintf(title, sizeof title, "decode step timeline, %s", mode[i]);
+        if (file_exists(path_of(file[i]))) fprintf(out, "![%s](%s)\n\n", title, file[i]);
+        else not_run(title, "day11");
+    }
+}
+
+static void chart_parts(void) {
+    ChartBar bars[P_COUNT];
+    int n = 0;
+    double total = 0;
+    for (int p = 0; p < P_COUNT; p++) {
+        char key[64];
+        snprintf(key, sizeof key, "part_ms_%s", part_name(p));
+        if (!got(key)) continue;
+        bars[n++] = (ChartBar){part_name(p), M(key), chart_part_rgb(p)};
+        total += M(key);
+    }
+    if (!n) { not_run("GPU time by model part", "day10"); return; }
+    for (int i = 1; i < n; i++)          /* largest first */
+        for (int j = i; j > 0 && bars[j].value > bars[j - 1].value; j--) {
+            ChartBar t = bars[j]; bars[j] = bars[j - 1]; bars[j - 1] = t;
+        }
+    Chart c = {.title = "GPU time per decode step by model part (eager, batch 1)", .xlabel = "ms per step"};
+    fprintf(out, "**Where the GPU time goes.** %s ms of kernels per step, grouped by the model part that "
+                 "launched them (day10's CUPTI profile). Read shares here; absolute times come from the timer "
+                 "(mistake #11).\n\n", num(total));
+    embed("GPU time by model part", "parts.png", chart_bars(&c, path_of("parts.png"), bars, n));
+}
+
+/* ---- the profiling loop as an experiment log -------------------------------------------- */
+static const char *cell(double v, const char *unit, const char *day) {
+    static char buf[4][32];
+    static int i;
+    if (!isnan(v)) return with_unit(v, unit);
+    char *b = buf[i++ & 3];
+    snprintf(b, 32, "not run (make %s)", day);
+    return b;
+}
+
+static void log_step(int step, const char *mode, const char *hypothesis, const char *change, double prev_tpot) {
+    char k[48];
+    snprintf(k, sizeof k, "tpot_ms_%s", mode);         double tpot = M(k);
+    snprintf(k, sizeof k, "ratio_%s", mode);           double ratio = M(k);
+    snprintf(k, sizeof k, "mbu_%s", mode);             double mbu = M(k);
+    snprintf(k, sizeof k, "busy_%s_b1_d0", mode);      double busy = M(k);
+    char result[640] = "";
+    if (isnan(tpot)) snprintf(result, sizeof result, "not run (make day09)");
+    else {
+        if (!isnan(prev_tpot)) add(result, "TPOT %+.0f%%", 100 * (tpot / prev_tpot - 1));
+        if (!isnan(busy) && busy < 80) add(result, "still overhead: the GPU idles %s%%", num(100 - busy));
+        else if (!isnan(ratio) && ratio < 1.5) add(result, "now memory-bound: at the floor");
+        else if (!isnan(busy)) add(result, "GPU busy; kernels slower than the floor (W3)");
+    }
+    fprintf(out, "| %d | %s | %s | %s | %s | %s | %s | %s |\n", step, hypothesis, change, cell(tpot, "ms", "day09"),
+            cell(ratio, "x", "day09"), cell(mbu, "%", "day09"), cell(busy, "%", "day11"), result[0] ? result : "—");
+}
+
+static void experiment_log(void) {
+    double floor_ms = T("tpot_ms");
+    fprintf(out, "## The profiling loop, as an experiment log\n\n"
+                 "The five steps of the profiling-loop lesson: (1) measure a clean number — warm, synced, the "
+                 "median (day07, day08); (2) compare it with a floor — ratio and MBU (day09); (3) zoom in only "
+                 "where the time is — busy ratio first, then kernels (day10, day11); (4) change one thing; "
+                 "(5) re-measure and write it down. One change per line; every number is from results/rows.tsv.\n\n");
+    fprintf(out, "| step | hypothesis | change | TPOT | ratio | MBU | busy (b1) | result |\n"
+                 "|---|---|---|---|---|---|---|---|\n");
+    log_step(0, "eager", "—", "baseline: one kernel per PyTorch-eager op", NAN);
+    log_step(1, "fused", "launches dominate: fewer kernels, fewer gaps", "fused: one kernel per natural op", M("tpot_ms_eager"));
+    log_step(2, "graph", "the remaining gaps are launch cost", "CUDA graph: one launch per step", M("tpot_ms_fused"));
+    if (isnan(floor_ms)) {
+        fprintf(out, "| 3 | now memory-bound: read fewer bytes | int8 weights (next) | not run (make day09) | — | — | — | — |\n\n");
+        return;
+    }
+    /* Next: half the bytes per weight. If only the GEMMs' bytes halve, TPOT ≈ graph − GEMM/2;
+     * its MBU counts the bytes it reads, half the 16-bit weights. */
+    double graph = M("tpot_ms_graph"), gemm = M("gemm_ms_per_step"), predicted = graph - gemm / 2;
+    char tpot[64], ratio[64] = "—", mbu[64] = "—";
+    snprintf(tpot, sizeof tpot, "not run (make %s)", isnan(gemm) ? "day10" : "day09");
+    if (!isnan(predicted)) {
+        snprintf(tpot, sizeof tpot, "≈ %s ms predicted", num(predicted));
+        snprintf(ratio, sizeof ratio, "%s× the 16-bit floor", num(predicted / floor_ms));
+        snprintf(mbu, sizeof mbu, "≈ %s%%", num(100 * floor_ms / 2 / predicted));
+    }
+    fprintf(out, "| 3 | now memory-bound: read fewer bytes | int8 weights (next; not in this kit) | %s | %s | %s | — | "
+                 "new floor %s ms = %s tok/s: half the bytes, half the floor |\n\n",
+            tpot, ratio, mbu, num(floor_ms / 2), num(2000 / floor_ms));
+    fprintf(out, "Step 3 is a prediction: the GEMMs read half the bytes (graph TPOT − GEMM time ÷ 2), everything else "
+                 "stays. Faster than the 16-bit floor is possible because fewer bytes mean a lower floor. The bottleneck "
+                 "moves after every fix, so it has to be measured again: the lesson's own int8 model was *slower* "
+                 "than 16-bit until its dequantization was fused into the matmul.\n\n");
+}
+
+/* ---- the page ----------------------------------------------------------------------------- */
+int main(void) {
+    snprintf(dir, sizeof dir, "%s", results_dir());
+    char rows_path[4200], report_path[4200];
+    snprintf(rows_path, sizeof rows_path, "%s/rows.tsv", dir);
+    snprintf(report_path, sizeof report_path, "%s/REPORT.md", dir);
+    nrows = rows_read(rows_path, &rows);
+    if (!nrows) printf("no rows in %s yet: the report will say which days to run\n", rows_path);
+    out = fopen(report_path, "w");
+    if (!out) die("cannot write %s; check that the folder %s exists and is writable (or set KIT_RESULTS)",
+                  report_path, dir);
+
+    const Row *gpu = got("gpu"), *load = got("load_ms");   /* gpu's note: "name, driver x, runtime y" */
+    fprintf(out, "# Week 2 report: theory against measurement%s%.*s\n\n", gpu ? " on " : "",
+            gpu ? (int)strcspn(gpu->note, ",") : 0, gpu ? gpu->note : "");
+    fprintf(out, "TinyLlama-1.1B in fp16, decode at batch 1 unless marked. *Theory* is week 1's arithmetic for "
+                 "the GPU at hand (weight bytes ÷ bandwidth, the datasheet peak, the ridge point); *the lesson* "
+                 "is what the course expected on a Colab T4 under Hugging Face eager. Made by bin/day12_report "
+                 "from %d rows of rows.tsv.", nrows);
+    if (load && strstr(load->note, "synthetic"))
+        fprintf(out, " Weights: synthetic (TinyLlama's exact shapes, seeded values): every byte, kernel and "
+                     "time is real, only the generated text is not.");
+    fprintf(out, "\n\n## The one-page table\n\n");
+    int missing = write_table();
+    fprintf(out, "\nThe deliverable of the week: the lesson's template with the right-hand columns filled. "
+                 "It is also the shape of every later optimisation report — one column before, one after, "
+                 "one for why.\n\n## Charts\n\n");
+    chart_tpot_modes();
+    chart_busy();
+    chart_gaps();
+    chart_sweep();
+    timelines();
+    chart_parts();
+    experiment_log();
+    fclose(out);
+    printf("report=%s items=%d not_run=%d rows=%d\n", report_path, N_ITEMS, missing, nrows);
+    free(rows);
+    return 0;
+}

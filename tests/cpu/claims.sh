@@ -1,0 +1,101 @@
+#!/bin/bash
+# bin/check_answers: ✓ / ✗ / not run on crafted rows, the grammar, exit codes, --mine; and
+# the shipped answers/claims.tsv against a complete rows file (every claim decidable and
+# true on plausible numbers) and against none (every claim "not run", exit 0).
+cd "$(dirname "$0")/../.."
+bin=bin/check_answers
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+pass=0; fail=0
+ok() { if eval "$2"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $1"; cat $tmp/out 2>/dev/null | head -20; fi; }
+check() { $bin "$@" >$tmp/out 2>&1; rc=$?; }
+
+T=$'\t'
+cat > $tmp/rows.tsv <<EOF
+day${T}key${T}theory${T}measured${T}unit${T}note
+day09${T}a${T}-${T}1${T}x${T}
+day09${T}b${T}2${T}3${T}x${T}
+day10${T}gemms_per_step${T}155${T}155${T}count${T}
+day10${T}unmeasured${T}5${T}-${T}ms${T}
+day11${T}a${T}-${T}100${T}x${T}
+EOF
+claims() { printf 'question\tclaim\tsentence\n'; for c in "$@"; do printf 'Q1\t%s\tsays so\n' "$c"; done; }
+
+claims 'day09.a + day09.b * 2 == 7' '(day09.a + day09.b) * 2 == 8' 'day09.b - day09.a - 1 == 1' \
+       'day09.b / day09.a / 3 == 1' '-day09.a < 0' 'theory(day09.b) == 2' 'day10.gemms_per_step == 155' \
+       'day09.a < day09.b and day09.b <= 3 and day09.b >= 3 and day09.a != day09.b' \
+       'day09.a == 1.0000001' 'day11.a > day09.a' > $tmp/true.tsv
+check $tmp/true.tsv $tmp/rows.tsv
+ok "true claims: exit 0" "[ $rc = 0 ]"
+ok "true claims: ten ✓" "[ \$(grep -c '^✓' $tmp/out) = 10 ]"
+ok "true claims: the count line" "grep -q '^claims=10 ok=10 failed=0 not_run=0' $tmp/out"
+ok "the values used are printed" "grep -q 'day09.a=1  day09.b=3' $tmp/out"
+ok "day.key picks the day (day11.a is not day09.a)" "grep -q 'day11.a=100  day09.a=1' $tmp/out"
+
+claims 'day09.a > day09.b' 'day09.b == 3' > $tmp/false.tsv
+check $tmp/false.tsv $tmp/rows.tsv
+ok "a false claim: exit 1" "[ $rc = 1 ]"
+ok "a false claim: ✗ with its values and its sentence" "grep -q '^✗ Q1  day09.a > day09.b' $tmp/out && grep -q 'claimed: says so' $tmp/out"
+ok "a false claim: counted" "grep -q '^claims=2 ok=1 failed=1 not_run=0' $tmp/out"
+ok "== is not 'close enough' beyond 6 digits" "claims 'day09.a == 1.001' > $tmp/eq.tsv; check $tmp/eq.tsv $tmp/rows.tsv; [ \$rc = 1 ]"
+
+claims 'day11.busy_x > 1' 'theory(day09.a) > 0' 'day10.unmeasured > 0' 'day09.a < 2' > $tmp/missing.tsv
+check $tmp/missing.tsv $tmp/rows.tsv
+ok "not run is not a failure: exit 0" "[ $rc = 0 ]"
+ok "a missing row: not run (make day11)" "grep -q '^- Q1  not run (make day11): day11.busy_x is not in the rows' $tmp/out"
+ok "a missing theory: not run" "grep -q 'not run (make day09): day09.a has no theory value' $tmp/out"
+ok "an unmeasured row: not run" "grep -q 'not run (make day10): day10.unmeasured was not measured' $tmp/out"
+ok "not run is counted and explained" "grep -q '^claims=4 ok=1 failed=0 not_run=3  (not run is not a pass' $tmp/out"
+claims 'day11.busy_x > 1' 'day09.a > 5' > $tmp/mixed.tsv
+check $tmp/mixed.tsv $tmp/rows.tsv
+ok "not run + ✗: exit 1" "[ $rc = 1 ]"
+
+for bad in 'day09.a' 'day09.a > ' 'day09.a >> 1' 'day09 > 1' 'day09.a > 1 or day09.b > 1' 'theory day09.a > 1' '(day09.a > 1'; do
+  claims "$bad" > $tmp/bad.tsv
+  check $tmp/bad.tsv $tmp/rows.tsv
+  ok "grammar error '$bad': exit 1 naming the line" "[ $rc = 1 ] && grep -q 'bad.tsv line 2: ' $tmp/out"
+done
+printf 'Q1\tday09.a > 0\n' > $tmp/twofields.tsv
+check $tmp/twofields.tsv $tmp/rows.tsv
+ok "a line without its sentence: exit 1" "[ $rc = 1 ] && grep -q 'twofields.tsv line 1 is not' $tmp/out"
+check $tmp/nope.tsv $tmp/rows.tsv
+ok "no claims file: exit 1, one sentence" "[ $rc = 1 ] && grep -q 'cannot read .*nope.tsv' $tmp/out"
+check $tmp/true.tsv
+ok "wrong arguments: usage" "[ $rc = 1 ] && grep -q 'usage:' $tmp/out"
+
+# --mine: a student's numbers against the measured ones, 10% tolerance
+cat > $tmp/mine.txt <<EOF
+# my numbers
+day10.gemms_per_step = 150      (close enough)
+gemms_per_step: 155
+day09.b = 3.5
+day11.nothing = 2
+EOF
+check $tmp/true.tsv $tmp/rows.tsv --mine $tmp/mine.txt
+ok "--mine: within 10% (day.key = n)" "grep -q '^✓ day10.gemms_per_step = 150, measured 155 count: within 10%' $tmp/out"
+ok "--mine: key: n form" "grep -q '^✓ day10.gemms_per_step = 155' $tmp/out"
+ok "--mine: outside 10%" "grep -q '^✗ day09.b = 3.5, measured 3 x: outside 10%' $tmp/out"
+ok "--mine: missing row is not run" "grep -q '^- nothing = 2: not run' $tmp/out"
+ok "--mine: the tolerance is said" "grep -q 'tolerance: within 10% of measured' $tmp/out"
+ok "--mine: counts" "grep -q '^mine=4 within=2 outside=1 not_run=1' $tmp/out"
+ok "--mine: an outside number -> exit 1" "[ $rc = 1 ]"
+printf 'day10.gemms_per_step = 155\n' > $tmp/mine_ok.txt
+check $tmp/true.tsv $tmp/rows.tsv --mine $tmp/mine_ok.txt
+ok "--mine: all within -> exit 0" "[ $rc = 0 ]"
+printf 'a: 1\n' > $tmp/mine_amb.txt
+check $tmp/true.tsv $tmp/rows.tsv --mine $tmp/mine_amb.txt
+ok "--mine: a key two days have -> exit 1, asks for day.key" "[ $rc = 1 ] && grep -q 'write it as day.key' $tmp/out"
+printf 'gemms per step is 155\n' > $tmp/mine_bad.txt
+check $tmp/true.tsv $tmp/rows.tsv --mine $tmp/mine_bad.txt
+ok "--mine: an unreadable line -> exit 1 naming it" "[ $rc = 1 ] && grep -q 'mine_bad.txt line 1 is not' $tmp/out"
+
+# the shipped claims
+n=$(grep -cvE "^(#|question$T|\$)" answers/claims.tsv)
+check answers/claims.tsv tests/data/rows_full.tsv
+ok "shipped claims on a complete rows file: all ✓" "[ $rc = 0 ] && grep -q \"^claims=$n ok=$n failed=0 not_run=0\" $tmp/out"
+check answers/claims.tsv $tmp/absent.tsv
+ok "shipped claims on no rows: all not run, exit 0" "[ $rc = 0 ] && grep -q \"^claims=$n ok=0 failed=0 not_run=$n\" $tmp/out"
+ok "every question has a claim" "(for q in A1 A2 A3 A4 A5 S1 S2 S3 S4 S5 S6; do grep -q \"^\$q\$T\" answers/claims.tsv || exit 1; done)"
+ok "every question of claims.tsv has its section in answers/README.md" "(for q in \$(cut -f1 answers/claims.tsv | grep -E '^[ASM][0-9]+\$' | sort -u); do grep -q \"^### \$q \" answers/README.md || { echo \"  no '### \$q ' heading\"; exit 1; }; done)"
+
+echo "claims: $pass passed, $fail failed"
+[ $fail = 0 ]

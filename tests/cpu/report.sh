@@ -1,0 +1,95 @@
+#!/bin/bash
+# day12's report on three rows files: every row (tests/data/rows_full.tsv), some days
+# missing, and none. The table must be there, say "not run (make dayNN)" exactly where a
+# row is missing, and never hold a blank, "nan" or "inf" cell; every image it links must
+# sit beside it under a relative name.
+cd "$(dirname "$0")/../.."
+bin=bin/day12_report
+full=tests/data/rows_full.tsv
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+pass=0; fail=0
+ok() { if eval "$2"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $1"; fi; }
+
+# The table's lines, and the "measured" column (the 5th field between pipes).
+table() { sed -n '/^| item |/,/^$/p' "$1/REPORT.md" | tail -n +3 | grep '^|'; }
+measured() { table "$1" | awk -F' [|] ' '{print $4}'; }
+# Each item's key and day, from the program's own list (day12_report/report.c).
+items() { grep -oE '^    \{"[^"]+", "day[0-9]+", "[a-z0-9_]+"' day12_report/report.c | sed -E 's/.*"(day[0-9]+)", "([a-z0-9_]+)"/\1 \2/'; }
+
+run() {   # run DIR: the report for DIR/rows.tsv
+  KIT_RESULTS=$1 $bin >"$1/out.txt" 2>&1
+}
+common_checks() {   # common_checks DIR NAME
+  local d=$1 n=$2
+  ok "$n: exits 0" "[ -s $d/REPORT.md ]"
+  ok "$n: has the table header" "grep -q '^| item | theory for this GPU | the lesson' $d/REPORT.md"
+  ok "$n: one table line per item ($(items | wc -l))" "[ $(table $d | wc -l) = $(items | wc -l) ]"
+  ok "$n: no nan/inf anywhere" "! grep -qiwE 'nan|-?inf' $d/REPORT.md"
+  ok "$n: no blank cell in the table" "! table $d | grep -qE '\\|  *\\|'"
+  ok "$n: no blank measured cell" "! measured $d | grep -qE '^ *$'"
+  ok "$n: the experiment log is there" "grep -q '^## The profiling loop' $d/REPORT.md"
+  local missing_links=0
+  for f in $(grep -oE '!\[[^]]*\]\([^)]+\)' $d/REPORT.md | sed -E 's/.*\(([^)]+)\)/\1/'); do
+    case "$f" in /*|*/*) missing_links=$((missing_links + 1)); echo "  not relative: $f";; esac
+    [ -f "$d/$f" ] || { missing_links=$((missing_links + 1)); echo "  linked but missing: $f"; }
+  done
+  ok "$n: every linked image is a file beside REPORT.md" "[ $missing_links = 0 ]"
+  # "not run (make dayNN)" exactly on the items whose row is missing, naming its day
+  local wrong=0 i=0
+  while read -r day key; do
+    i=$((i + 1))
+    line=$(table $d | sed -n "${i}p")
+    if awk -F'\t' -v k="$key" '$2 == k && $4 != "-" {f = 1} END {exit !f}' "$d/rows.tsv" 2>/dev/null; then
+      echo "$line" | grep -q 'not run' && { wrong=$((wrong + 1)); echo "  $key is in the rows but says not run"; }
+    else
+      echo "$line" | grep -q "not run (make $day)" || { wrong=$((wrong + 1)); echo "  $key is missing but its line is: $line"; }
+    fi
+  done < <(items)
+  ok "$n: 'not run (make dayNN)' exactly where rows are missing" "[ $wrong = 0 ]"
+}
+
+# 1. every row
+mkdir -p $tmp/full && cp $full $tmp/full/rows.tsv
+printf '1.5\n2.5\n30\n' > $tmp/full/gaps_eager_b1_d0.tsv
+run $tmp/full
+common_checks $tmp/full full
+ok "full: no 'not run' in the table" "! table $tmp/full | grep -q 'not run'"
+for png in tpot_modes busy gaps sweep_tpot sweep_busy parts; do
+  ok "full: $png.png written and linked" "[ -s $tmp/full/$png.png ] && grep -q '($png.png)' $tmp/full/REPORT.md"
+done
+ok "full: no timeline PNG -> says not run (make day11)" "grep -q 'decode-step timelines: not run (make day11)' $tmp/full/REPORT.md"
+ok "full: the ratio is placed in the lesson's band" "grep -q \"ratio 4.15: in the lesson's 3–6 band\" $tmp/full/REPORT.md"
+ok "full: graph row says what graphs removed" "grep -q 'graph mode cuts the launches per step from 420 to 1; busy ratio 62% → 96%' $tmp/full/REPORT.md"
+ok "full: says the weights are synthetic" "grep -q 'Weights: synthetic' $tmp/full/REPORT.md"
+ok "full: the log predicts the int8 floor" "grep -q 'new floor 0.229 ms = 4367 tok/s' $tmp/full/REPORT.md"
+
+# 2. day10 and day11's busy rows missing, a timeline present
+mkdir -p $tmp/some
+grep -vE '^day10|busy_' $full > $tmp/some/rows.tsv
+cp $tmp/full/parts.png $tmp/some/timeline_eager.png
+run $tmp/some
+common_checks $tmp/some some
+ok "some: day10's six items say not run (make day10)" "[ $(table $tmp/some | grep -c 'not run (make day10)') = 6 ]"
+ok "some: the parts chart says not run (make day10)" "grep -q 'GPU time by model part: not run (make day10)' $tmp/some/REPORT.md"
+ok "some: the busy chart says not run (make day11)" "grep -q 'busy ratio per configuration: not run (make day11)' $tmp/some/REPORT.md"
+ok "some: a present timeline is embedded" "grep -q '(timeline_eager.png)' $tmp/some/REPORT.md"
+ok "some: the absent one says not run (make day11)" "grep -q 'timeline, graph: not run (make day11)' $tmp/some/REPORT.md"
+ok "some: no parts.png drawn" "[ ! -e $tmp/some/parts.png ]"
+
+# 3. no rows at all
+mkdir -p $tmp/none
+run $tmp/none
+common_checks $tmp/none none
+ok "none: every item says not run" "[ $(table $tmp/none | grep -c 'not run (make day') = $(items | wc -l) ]"
+ok "none: every chart says not run" "[ $(grep -c '^\*.*not run (make day' $tmp/none/REPORT.md) = 6 ]"
+ok "none: no PNG drawn" "[ -z \"\$(ls $tmp/none/*.png 2>/dev/null)\" ]"
+ok "none: the log says which day to run" "grep -q '^| 0 |.*not run (make day09).*not run (make day11)' $tmp/none/REPORT.md"
+ok "none: no blank cell in the log" "! grep '^| [0-9] |' $tmp/none/REPORT.md | grep -qE '\\|  *\\|'"
+
+# 4. a results folder that is not there: one sentence, exit 1
+KIT_RESULTS=$tmp/absent $bin >$tmp/absent.txt 2>&1; rc=$?
+ok "absent folder: exit 1" "[ $rc = 1 ]"
+ok "absent folder: one sentence naming the file" "[ \$(wc -l < $tmp/absent.txt) -le 2 ] && grep -q 'cannot write .*REPORT.md' $tmp/absent.txt"
+
+echo "report: $pass passed, $fail failed"
+[ $fail = 0 ]
