@@ -1,0 +1,305 @@
+/* Day 10 · What is the GPU running?
+ *
+ * Day 9 put a number on the gap between the measured TPOT and the bandwidth floor. The
+ * profiler says what the time is made of. torch.profiler does it in the lesson; here the
+ * same thing is done one layer down, with CUPTI (the NVIDIA interface torch.profiler sits
+ * on): every kernel of a decode step, its name, its GPU time, and the model part it belongs
+ * to, so that a step of a few hundred kernels reads like the model it runs.
+ *
+ * The lesson's recipe, in C:
+ *   schedule(wait=1, warmup=2, active=3)  warm up, then mark a window of exactly 3 decode
+ *                                         steps with trace_now(), each step synchronized
+ *   prof.step()                           the window marks: without them nothing is known to
+ *                                         be a step (mistake #9: an empty table)
+ *   key_averages().table(...)             profile_table_print(): one row per kernel name,
+ *                                         calls per step, GPU time per step, share, avg +- sd,
+ *                                         and, for the linear layers, the GB/s they reached
+ *   # of Calls / active steps             155 linear layers per eager step: 22 layers x 7
+ *                                         (q k v o gate up down) + lm_head, Day 2's count
+ * Every launch of the model goes through one place (launch.h) that tags it with its part,
+ * so the part column is not a guess; kernels without a tag (a library's internals) get
+ * the part their name suggests, the way the lesson's table is read by eye.
+ *
+ * Build and run:   make day10      (or: make bin/day10_profiler && bin/day10_profiler)
+ *                  bin/day10_profiler [--model DIR] [--mode eager|fused|graph|graph_eager] [--batch N]
+ *
+ * What to expect (eager, batch 1; key=value lines, rows in results/rows.tsv). H200: this
+ * kit's run; T4: the lesson's expectations and the same arithmetic, not measured here.
+ *   kernels_per_step      468 for 446 ops (cuBLAS's split-K adds a reduction kernel to each
+ *                         down_proj); the lesson's HF eager has 300-400; fused mode 113
+ *   gemms_per_step        155 and gemms_check=ok (fused: 22 x 4 + 1 = 89)
+ *   top 3                 H200: cuBLAS's GEMV for q/o/gate/up 30%, the attention kernel 26%,
+ *                         the k/v GEMV 12%; the weights are cheap at 4.8 TB/s, so the fixed
+ *                         1-3 us of each small kernel weighs more. T4: the GEMVs 70-85%
+ *   gemm_ms_per_step      H200 1.1 ms against a 0.46 ms floor (gemm_bw_eff ~40%: GEMVs this
+ *                         small cannot fill an H200); T4 7.5-10 ms against 6.9 ms (70-90%)
+ *   profiler_overhead_pct 10-30%: the tracer makes every launch slower (mistake #11)
+ * It proves acceptance question 4 (the top 3 kernels and their model parts), self-test 3
+ * (155 linear calls per step: 465 over 3 steps) and self-test 5 (no flash-attention kernel
+ * and no RMSNorm kernel in eager: the norm is pow/mean/rsqrt/mul kernels side by side).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "bench.h"
+#include "gpu.h"
+#include "gpu_model.h"
+#include "launch.h"
+#include "profile_table.h"
+#include "prompt.h"
+#include "rows.h"
+#include "theory.h"
+#include "trace.h"
+
+#define DAY "day10"
+enum { STEPS = 3, WARMUP = 3, PROMPT = 32, TOP = 5, TABLE_ROWS = 15, TPOT_ITERS = 10 };
+
+typedef struct { const char *model_dir; Mode mode; int batch; } Args;
+
+static void usage(void) {
+    printf("usage: day10_profiler [--model DIR] [--mode eager|fused|graph|graph_eager] [--batch N]\n"
+           "  Traces 3 decode steps with CUPTI and prints the profiler's table: every kernel, its\n"
+           "  model part, calls and GPU time per step; GEMM time against the floor; the tracer's cost.\n"
+           "  --model DIR  config.json + model.safetensors; default: TinyLlama's shape, synthetic weights\n"
+           "  --mode M     how the step runs (default eager, the lesson's HF eager)\n"
+           "  --batch N    rows decoded together (default 1)\n");
+}
+
+static Args parse_args(int argc, char **argv) {
+    Args a = {NULL, MODE_EAGER, 1};
+    for (int i = 1; i < argc; i++) {
+        const char *next = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) { usage(); exit(0); }
+        else if (!strcmp(argv[i], "--model") && next) { a.model_dir = next; i++; }
+        else if (!strcmp(argv[i], "--mode") && next) {
+            int m = mode_from_name(next);
+            if (m < 0) die("--mode %s: not a mode; use eager, fused, graph or graph_eager", next);
+            a.mode = (Mode)m; i++;
+        } else if (!strcmp(argv[i], "--batch") && next) {
+            a.batch = atoi(next); i++;
+            if (a.batch < 1 || a.batch > 256) die("--batch %s: give a whole number from 1 to 256", next);
+        } else { usage(); die("unknown or incomplete option %s (see the usage above)", argv[i]); }
+    }
+    return a;
+}
+
+typedef struct { GpuModel *m; Mode mode; } Step;
+static void decode_step(void *ctx) { Step *s = (Step *)ctx; gpu_decode_step(s->m, s->mode); }
+static void synced_step(Step *s) {
+    decode_step(s);
+    CUDA_CHECK(cudaStreamSynchronize(gpu_model_stream(s->m)));
+}
+
+/* The linear layers per transformer layer in this mode: eager runs q k v o gate up down
+ * as 7 GEMMs (HF's nn.Linear modules); fused runs qkv o gate_up down. */
+static int linears_per_layer(Mode m) { return m == MODE_EAGER || m == MODE_GRAPH_EAGER ? 7 : 4; }
+
+/* The short names of the rows whose calls belonged to `part`, comma-separated. */
+static void names_of_part(const ProfRow *rows, int n, Part part, char *out, size_t cap) {
+    size_t len = 0;
+    out[0] = 0;
+    for (int i = 0; i < n && len < cap; i++)
+        if (rows[i].parts & (1u << part)) {
+            char name[48];
+            kernel_short_name(rows[i].nt->name, name, sizeof name);
+            len += snprintf(out + len, cap - len, "%s%s", len ? "," : "", name);
+        }
+    if (!len) snprintf(out, cap, "none");
+}
+
+int main(int argc, char **argv) {
+    Args a = parse_args(argc, argv);
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    GpuFacts g;
+    gpu_facts(&g);
+    gpu_facts_print(&g);
+
+    /* The tracer starts before the model: NVTX (the op ranges) binds to CUPTI at the
+     * process's first NVTX call, and the model's first launch makes one. */
+    Trace tr = {0};
+    int traced = trace_start(&tr) == 0;
+    if (!traced) printf("trace=off: no CUPTI trace; counting from the launch path only\n");
+
+    GpuModelOpts mo = {.model_dir = a.model_dir, .seed = 1, .max_batch = a.batch, .max_seq = PROMPT + 64, .quiet = 1};
+    GpuModel *m = gpu_model_open(&mo);
+    const Config *c = gpu_model_config(m);
+    config_print(c);
+    if (!a.model_dir)
+        printf("weights=synthetic (TinyLlama's shape, seeded): every kernel, count and time is real, the text is not\n");
+    double W = weight_bytes(c), floor_ms = floor_tpot_ms(W, g.bw_gbs);
+    printf("mode=%s batch=%d weight_gb=%.3f floor_tpot_ms=%.3f (weights / %.0f GB/s)\n", mode_name(a.mode),
+           a.batch, W / 1e9, floor_ms, g.bw_gbs);
+
+    /* ---- 1. Warm up, then the window: exactly STEPS decode steps, each synchronized ---- */
+    int ids[PROMPT];
+    prompt_ids(a.model_dir, c, PROMPT, ids);
+    gpu_prefill(m, ids, PROMPT, a.batch, NULL);
+    Step st = {m, a.mode};
+    for (int i = 0; i < WARMUP; i++) {                   /* schedule's wait + warmup */
+        if (i == WARMUP - 1) {                           /* the load and the warm-up leave; */
+            trace_flush();                               /* CUPTI's next buffer is paid for */
+            trace_clear(&tr);                            /* here, not inside the window */
+        }
+        synced_step(&st);
+    }
+
+    launch_reset();
+    uint64_t t0 = traced ? trace_now() : 0;
+    for (int i = 0; i < STEPS; i++) synced_step(&st);    /* active=3, prof.step() = the marks */
+    uint64_t t1 = traced ? trace_now() : 0;
+    trace_flush();
+    long long host_ops = g_launch.ops, host_gemms = g_launch.gemms;
+    StepCounts sc = gpu_step_counts(m, a.mode);
+
+    /* ---- 2. Counting: kernels, GEMM calls, ops ----------------------------------------- */
+    printf("\n== counting: what runs in one decode step (%d steps in the window) ==\n", STEPS);
+    int per_layer = linears_per_layer(a.mode);
+    int expected = c->n_layers * per_layer + 1;
+    char note[256];
+    snprintf(note, sizeof note, "%d layers x %d linear + lm_head (%s, batch %d)", c->n_layers, per_layer,
+             mode_name(a.mode), a.batch);
+    TraceWindow w = {0};
+    double kernels, gemms, ops;
+    if (traced) {
+        w = trace_window(&tr, t0, t1, STEPS);
+        if (w.kernels == 0)
+            die("the trace window holds no kernels: the records were not flushed (trace_flush) or the "
+                "window marks miss the steps (the lesson's mistake #9, a forgotten prof.step())");
+        if (tr.dropped) printf("warning: CUPTI dropped %llu records; the counts below are short\n",
+                               (unsigned long long)tr.dropped);
+        kernels = w.kernels_per_step;
+        gemms = w.gemms_per_step;
+        ops = w.nvtx_ops_per_step;
+    } else {
+        kernels = sc.kernels;
+        gemms = sc.gemms;
+        ops = (double)host_ops / STEPS;
+    }
+    report(DAY, "kernels_per_step", NAN, kernels, "count",
+           traced ? "kernels CUPTI saw, per step" : "the launch path's count (no trace)");
+    report(DAY, "gemms_per_step", expected, gemms, "count", note);
+    if (fabs(gemms - expected) < 1e-9) printf("gemms_check=ok (%d = %d x %d + 1, from the config)\n", expected,
+                                              c->n_layers, per_layer);
+    else printf("gemms_check=MISMATCH measured %.2f, the config says %d = %d x %d + 1\n", gemms, expected,
+                c->n_layers, per_layer);
+    printf("gemm_calls_window=%.0f (= %d steps x %.0f: torch's # of Calls before dividing by the active steps)\n",
+           gemms * STEPS, STEPS, gemms);
+    printf("launch_path_ops_per_step=%.1f launch_path_gemms_per_step=%.1f launch_path_kernels_per_step=%d "
+           "host_launches_per_step=%d\n", (double)host_ops / STEPS, (double)host_gemms / STEPS, sc.kernels,
+           sc.host_launches);
+    if (traced) {
+        report(DAY, "nvtx_ops_per_step", NAN, ops, "count", "NVTX op ranges per step (the CPU-side ops)");
+        if (ops > 0)
+            printf("op_vs_kernel: %.1f ops -> %.1f kernels per step (%.2f kernels per op): an op is the CPU's "
+                   "call, a kernel the GPU's work; one op may launch 0, 1 or more kernels\n",
+                   ops, kernels, kernels / ops);
+        else
+            printf("op_vs_kernel: no NVTX ranges in the trace (NVTX did not bind to CUPTI), %.1f launch-path ops "
+                   "-> %.1f kernels per step\n", (double)host_ops / STEPS, kernels);
+    }
+    BenchOpts bo = {};
+    bo.warmup = 2;
+    bo.iters = TPOT_ITERS;
+    if (!traced) {
+        printf("\nWithout a trace there is no per-kernel GPU time: the table, the GEMM time and the busy ratio "
+               "need CUPTI (run where no other profiler is attached).\n");
+        report(DAY, "tpot_ms_untraced", floor_ms, bench(decode_step, &st, bo).s.median, "ms",
+               "synced wall clock, median of 10, tracer off");
+        gpu_model_free(m);
+        return 0;
+    }
+
+    /* ---- 3. The table: key_averages, kernel rows, top 5 mapped to model parts ---------- */
+    printf("\n== the profiler's table (kernel rows: GPU time only, the Self CUDA column) ==\n");
+    double pb[P_COUNT];
+    linear_part_bytes(c, pb);
+    ProfRow *rows = profile_rows(&tr, &w, t0, t1, pb);
+    profile_table_print(stdout, &w, rows, TABLE_ROWS);
+    for (int i = 0; i < TOP && i < w.n_names; i++) {
+        char name[64], parts[160], key[32];
+        kernel_short_name(rows[i].nt->name, name, sizeof name);
+        parts_label(rows[i].parts, parts, sizeof parts);
+        printf("top%d=%s part=%s share=%.1f%% calls_per_step=%.1f\n", i + 1, name, parts,
+               100 * rows[i].nt->share, (double)rows[i].nt->calls / STEPS);
+        if (i < 3) {
+            snprintf(key, sizeof key, "top%d_share", i + 1);
+            snprintf(note, sizeof note, "%s -> %s", name, parts);
+            report(DAY, key, NAN, 100 * rows[i].nt->share, "%", note);
+        }
+    }
+
+    /* GPU time per model part, largest first; then the lesson's families of kernels. */
+    printf("\n== GPU time per model part (per step) ==\n");
+    int order[P_COUNT], np = 0;
+    for (int p = 0; p < P_COUNT; p++)
+        if (w.parts[p].calls) order[np++] = p;
+    for (int i = 1; i < np; i++)
+        for (int j = i; j > 0 && w.parts[order[j]].total_ns > w.parts[order[j - 1]].total_ns; j--) {
+            int x = order[j]; order[j] = order[j - 1]; order[j - 1] = x;
+        }
+    double gemm_ns = 0;
+    for (int i = 0; i < np; i++) {
+        const TPartTime *pt = &w.parts[order[i]];
+        char key[64];
+        snprintf(key, sizeof key, "part_ms_%s", part_name((Part)order[i]));
+        snprintf(note, sizeof note, "%.1f kernels per step, %.1f%% of GPU time", (double)pt->calls / STEPS,
+                 100 * pt->share);
+        report(DAY, key, NAN, pt->total_ns / 1e6 / STEPS, "ms", note);
+        if (part_is_gemm((Part)order[i])) gemm_ns += pt->total_ns;
+    }
+    double fam[5] = {0};   /* the lesson's table: linear, elementwise, attention, KV append, norm */
+    for (int p = 0; p < P_COUNT; p++) {
+        double s = w.parts[p].share;
+        if (part_is_gemm((Part)p)) fam[0] += s;
+        else if (p == P_ATTN) fam[2] += s;
+        else if (p == P_KV_APPEND) fam[3] += s;
+        else if (p == P_NORM) fam[4] += s;
+        else if (p == P_ROPE || p == P_RESIDUAL || p == P_SILU_MUL || p == P_ELEMENTWISE) fam[1] += s;
+    }
+    printf("lesson_table: linear=%.1f%% (lesson 60-80) elementwise=%.1f%% (10-20: rope, residual, silu*up) "
+           "attention=%.1f%% (5-10) kv_append=%.1f%% (3-6) norm=%.1f%% (2-4, eager's pow/mean/rsqrt/mul)\n",
+           100 * fam[0], 100 * fam[1], 100 * fam[2], 100 * fam[3], 100 * fam[4]);
+
+    /* Self-test 5: what attention and RMSNorm run as. */
+    char attn[256], norm[256];
+    names_of_part(rows, w.n_names, P_ATTN, attn, sizeof attn);
+    names_of_part(rows, w.n_names, P_NORM, norm, sizeof norm);
+    printf("attention_kernels=%s (the lesson's T4 shows fmha_cutlassF or bmm+softmax: flash-attention needs "
+           "sm_80+)\n", attn);
+    printf("norm_kernels=%s: %.1f kernels per RMSNorm, %d norms per step\n", norm,
+           w.parts[P_NORM].calls / (double)STEPS / (2 * c->n_layers + 1), 2 * c->n_layers + 1);
+
+    /* ---- 4. The GEMMs against the floor ------------------------------------------------- */
+    printf("\n== the linear layers against the bandwidth floor ==\n");
+    double gemm_ms = gemm_ns / 1e6 / STEPS, linear_bytes = pb[P_LM_HEAD];
+    for (int p = P_Q; p <= P_DOWN; p++)
+        if (part_is_gemm((Part)p) && p != P_QKV && p != P_GATE_UP) linear_bytes += c->n_layers * pb[p];
+    snprintf(note, sizeof note, "GEMM GPU time per step; theory = floor TPOT, all %.2f GB of weights", W / 1e9);
+    report(DAY, "gemm_ms_per_step", floor_ms, gemm_ms, "ms", note);
+    report(DAY, "gemm_bw_eff", 100, 100 * floor_ms / gemm_ms, "%", "floor TPOT / GEMM time per step");
+    printf("gemm_gbs=%.0f (the %.3f GB of linear weights a step reads / GEMM time; datasheet %.0f GB/s)\n",
+           linear_bytes / (gemm_ms * 1e6), linear_bytes / 1e9, g.bw_gbs);
+    printf("gemm_share=%.1f%% of the step's kernel time; the rest is %.3f ms of small kernels\n",
+           100 * gemm_ns / w.gpu_ns, (w.gpu_ns - gemm_ns) / 1e6 / STEPS);
+    printf("busy=%.1f%% of the window (each step here ends in a synchronize; day11 measures the gaps: "
+           "look at the busy ratio before the ranking, mistake #12)\n", 100 * w.busy_ratio);
+    printf("launch_api_us=%.2f median per launch call: CPU time, not GPU time. GPU time is only in the kernel "
+           "rows (mistake #10)\n", w.launch_api_ns.median / 1e3);
+
+    /* ---- 5. What the profiler costs: TPOT traced vs untraced, the same synced clock ---- */
+    printf("\n== the profiler's own cost ==\n");
+    BenchResult on = bench(decode_step, &st, bo);
+    trace_stop();
+    BenchResult off = bench(decode_step, &st, bo);
+    report(DAY, "tpot_ms_traced", floor_ms, on.s.median, "ms", "synced wall clock, median of 10, tracer on");
+    report(DAY, "tpot_ms_untraced", floor_ms, off.s.median, "ms", "synced wall clock, median of 10, tracer off");
+    report(DAY, "profiler_overhead_pct", NAN, 100 * (on.s.median / off.s.median - 1), "%",
+           "traced TPOT / untraced TPOT - 1: read the profiler for shares, the timer for times");
+
+    free(rows);
+    trace_window_free(&w);
+    trace_free(&tr);
+    gpu_model_free(m);
+    return 0;
+}

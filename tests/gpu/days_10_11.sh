@@ -1,0 +1,74 @@
+#!/bin/bash
+# days_10_11: bin/day10_profiler and bin/day11_gaps on the synthetic default, into a scratch
+# results folder: both exit 0 and write their rows, eager runs exactly 155 GEMM calls per
+# step, every Chrome trace parses as JSON with kernel events, the gap lists hold numbers, the
+# timeline PNGs are PNGs, and the CUDA graph keeps the GPU busier than eager at batch 1.
+# RESULTS_DIR=dir keeps the outputs (rows, traces, PNGs, the two logs) there instead.
+cd "$(dirname "$0")/../.."
+pass=0 fail=0
+if [ -n "$RESULTS_DIR" ]; then tmp=$RESULTS_DIR; mkdir -p "$tmp" && rm -f "$tmp/rows.tsv"
+else tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT; fi
+export KIT_RESULTS=$tmp
+rows=$tmp/rows.tsv
+
+ok() { # EXIT-CODE NAME (the code first: a $(...) in NAME would reset $?)
+  if [ "$1" = 0 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL $2"; fi
+}
+row() { awk -F'\t' -v d="$1" -v k="$2" '$1 == d && $2 == k { print $4 }' "$rows"; }
+has_row() { [ -n "$(row "$1" "$2")" ]; }
+
+for b in day10_profiler day11_gaps; do
+  [ -x bin/$b ] || { echo "bin/$b is not built (make bin/$b)"; echo "days_10_11: 0 passed, 1 failed"; exit 1; }
+done
+
+bin/day10_profiler >"$tmp/day10.log" 2>&1; ok $? "day10_profiler exits 0 (log: $(tail -2 "$tmp/day10.log"))"
+bin/day11_gaps >"$tmp/day11.log" 2>&1; ok $? "day11_gaps exits 0 (log: $(tail -2 "$tmp/day11.log"))"
+
+# day10: the rows, the 155, the table
+for k in kernels_per_step gemms_per_step nvtx_ops_per_step top1_share top2_share top3_share \
+         gemm_ms_per_step gemm_bw_eff profiler_overhead_pct; do
+  has_row day10 $k; ok $? "day10 row $k"
+done
+[ "$(row day10 gemms_per_step)" = 155 ]; ok $? "eager: 155 GEMM calls per step, got '$(row day10 gemms_per_step)'"
+grep -q '^gemms_check=ok' "$tmp/day10.log"; ok $? "day10 prints gemms_check=ok"
+grep -q 'Name (kernel)' "$tmp/day10.log"; ok $? "day10 prints the profiler's table"
+grep -q '^top1=.* part=' "$tmp/day10.log"; ok $? "day10 maps the top kernel to a model part"
+
+# day11: a row set per configuration, the sweep, the crossover
+cfgs=""
+for m in eager fused graph; do for b in 1 32; do for d in 0 40; do cfgs="$cfgs ${m}_b${b}_d${d}"; done; done; done
+for c in $cfgs; do
+  n=0
+  for k in busy gap_median_us gap_p90_us gaps_per_step host_bound launch_api_us tpot_ms; do
+    has_row day11 ${k}_$c && n=$((n + 1))
+  done
+  [ $n = 7 ]; ok $? "day11 rows of $c ($n of 7)"
+done
+for d in 0 5 10 20 40; do
+  has_row day11 sweep_tpot_ms_d$d && has_row day11 sweep_busy_d$d; ok $? "day11 sweep rows d$d"
+done
+has_row day11 crossover_us; ok $? "day11 row crossover_us"
+
+# the files: traces parse, gap lists are numbers, PNGs are PNGs
+for c in $cfgs; do
+  f=$tmp/trace_$c.json
+  python3 -c 'import json, sys
+t = json.load(open(sys.argv[1]))
+k = [e for e in t["traceEvents"] if e.get("cat") == "kernel"]
+sys.exit(0 if k and all("dur" in e and "ts" in e for e in k) else 1)' "$f" 2>/dev/null
+  ok $? "trace_$c.json parses and holds kernel events"
+  g=$tmp/gaps_$c.tsv
+  [ -f "$g" ] && awk '!/^[0-9]+(\.[0-9]+)?$/ { bad = 1 } END { exit bad }' "$g"; ok $? "gaps_$c.tsv: one number per line"
+done
+for p in timeline_eager timeline_graph; do
+  [ "$(head -c 8 "$tmp/$p.png" 2>/dev/null | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ]
+  ok $? "$p.png is a PNG"
+done
+
+# the lesson's claim: a CUDA graph removes the launch gaps
+ge=$(row day11 busy_eager_b1_d0) gg=$(row day11 busy_graph_b1_d0)
+awk -v e="$ge" -v g="$gg" 'BEGIN { exit !(e != "" && g != "" && g + 0 > e + 0) }'
+ok $? "busy graph b1 ($gg%) > busy eager b1 ($ge%)"
+
+echo "days_10_11: $pass passed, $fail failed"
+[ "$fail" = 0 ]
