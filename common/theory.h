@@ -20,6 +20,14 @@ double ttft_floor_ms(const Config *c, int tokens, double tflops, double bw_gbs,
 /* fp16 dense tensor-core peak by compute capability / name; 0 and "unknown" if unknown. */
 double peak_fp16_tflops(int cc_major, int cc_minor, const char *name, const char **source);
 
+/* Will a model fit? weights + framework overhead + KV cache for `tokens` (batch x context)
+ * tokens, in GB (1e9 B). The lesson's Llama-2-7B-on-a-T4 arithmetic:
+ * 13.5 GB + 1.5 GB = 15 GB of ~15 GB usable, no room left for the KV cache. */
+typedef struct { double weights_gb, framework_gb, kv_gb, total_gb; } FitGB;
+FitGB fit_gb(const Config *c, double framework_gb, long long tokens);
+/* Llama-2-7B's shape (32 layers, 4096 wide, MHA with 32 KV heads): the lesson's "7B". */
+void config_llama2_7b(Config *c);
+
 #ifdef __cplusplus
 }
 #endif

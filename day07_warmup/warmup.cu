@@ -1,0 +1,420 @@
+/* Day 07 · Why is the first run slow?
+ *
+ * The first generate() of a fresh process takes several times longer than the second, and
+ * the model has nothing to do with it. This program takes the first run apart. It starts
+ * itself again as fresh processes (a process can be "first" only once) and, in each, times
+ * the things a first run pays for and a second does not:
+ *
+ *   process start -> CUDA context ready   loading the driver, cuBLAS' shared libraries and
+ *                                         the context: hundreds of milliseconds to seconds
+ *   cuBLAS handle                         the library's own set-up and workspace
+ *   the first GEMM of each shape          cuBLAS picks a kernel for the shape and the driver
+ *                                         loads that kernel's module on first use (CUDA's lazy
+ *                                         loading): the second call of the same shape is fast
+ *   weight load                           disk -> GPU (or, with no --model, generating the
+ *                                         synthetic weights on the GPU)
+ *   the first generate vs the second      the model's own kernels and shapes, first time round
+ *
+ * Then, in this process, the lesson's acceptance bar for a number you may believe: 10 warm
+ * generates whose range is within 10% of their median, printed sample by sample. And two
+ * reconciliations with Day 7's arithmetic: the device memory the weights take (2.20 GB for
+ * TinyLlama in fp16: 4.4 GB would mean fp32) with the dtype on disk vs the dtype computed in
+ * (lesson mistake #1: a T4 has no bf16 tensor cores; the kit always computes in fp16), and
+ * whether Llama-2-7B would fit on this GPU (13.5 GB of weights + 1.5 GB of framework = 15 GB:
+ * on a T4's ~15 GB nothing is left for the KV cache).
+ *
+ * Build and run:   make day07      (or: make bin/day07_warmup && bin/day07_warmup [--model DIR])
+ *
+ * What to expect (key=value lines; rows in results/rows.tsv). H200 figures were measured with
+ * this kit (synthetic weights); T4 figures are estimates:
+ *   context_ms          H200: ~220 ms (80 of them before main(): exec and loading the libraries);
+ *                       T4 (Colab): 200-1000 ms
+ *   cublas_handle_ms    2-20 ms
+ *   first_gemm_ms       H200: ~140 ms for the first cuBLAS GEMM of a process, 1-20 ms for each new
+ *                       shape after it, against second_gemm_ms 0.02-0.1 ms; a shape seen before in
+ *                       the process (v after k) is fast on its first call
+ *   first_generate_ms   2-3x warm_generate_ms (H200: ~280 vs ~115 ms); the excess sits in the
+ *                       first prefill (~160 ms) and the first decode step (~10 ms), not in later steps
+ *   warm_generate_ms    (64-token prompt + 32 new tokens, eager) H200: ~115 ms; T4: 300-600 ms
+ *   warm_range_pct      under 10 on a quiet GPU (H200: ~8); when it is not, the samples say which part moved
+ *   weight_gb           2.20 GB of weights; measured ~2.42 with the KV cache and workspaces
+ *   fit_7b_gb           15.0 GB needed: no room for the KV cache on a T4; ~250k tokens of it on an H200
+ * It proves acceptance question 1 (why the first generate is slow: context, per-shape kernel
+ * selection and loading, first allocations) and mistakes #1 (dtype) and #2 (first run timed).
+ */
+#include <math.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "bench.h"
+#include "gemm.h"
+#include "gpu.h"
+#include "gpu_model.h"
+#include "prompt.h"
+#include "rows.h"
+#include "stats.h"
+#include "theory.h"
+#include "tokenizer.h"
+
+extern char **environ;
+
+enum { ROUNDS = 3, PROMPT = 64, NEW_TOKENS = 32, GENERATES = 3 };
+static const double FRAMEWORK_GB = 1.5;   /* the lesson's allowance for PyTorch + CUDA context */
+
+static void usage(void) {
+    printf("usage: day07_warmup [--model DIR]\n"
+           "  Times what the first run of a fresh process pays for (context, cuBLAS, first GEMM\n"
+           "  of each shape, weight load, first generate), then 10 warm generates, the device\n"
+           "  memory of the weights and whether Llama-2-7B fits on this GPU.\n"
+           "  --model DIR   config.json + model.safetensors (+ tokenizer.json); default: TinyLlama's\n"
+           "                shape with synthetic weights\n");
+}
+
+static void run_config(const char *model_dir, Config *c) {
+    char path[4096];
+    if (!model_dir) { config_tinyllama(c); return; }
+    snprintf(path, sizeof path, "%s/config.json", model_dir);
+    config_load(c, path);
+}
+
+/* The linear layers of one decode step, in the order they run: 7 per layer, then lm_head. */
+typedef struct { const char *name; int in, out; } Linear;
+static int linears(const Config *c, Linear *L) {
+    int q = c->n_heads * c->head_dim, kv = c->n_kv_heads * c->head_dim;
+    Linear all[] = {{"q", c->dim, q},          {"k", c->dim, kv},      {"v", c->dim, kv},
+                    {"o", q, c->dim},          {"gate", c->dim, c->hidden}, {"up", c->dim, c->hidden},
+                    {"down", c->hidden, c->dim}, {"lm_head", c->dim, c->vocab}};
+    memcpy(L, all, sizeof all);
+    return (int)(sizeof all / sizeof all[0]);
+}
+
+static double ms_since(uint64_t t0_ns) { return (double)(now_ns() - t0_ns) / 1e6; }
+
+/* ---- 1. In a fresh process -----------------------------------------------------------
+ * The parent passes the moment it spawned us (CLOCK_MONOTONIC is one clock for every
+ * process), so "process start" includes exec and the dynamic loader pulling in cudart and
+ * cuBLAS, as a first run does. Each child prints key=value lines into a pipe. */
+static void child_gemm(uint64_t t0, const Config *c) {
+    printf("main_ms=%.3f\n", ms_since(t0));
+    uint64_t t = now_ns();
+    CUDA_CHECK(cudaFree(0));                       /* the idiom that forces the context now */
+    printf("cudafree_ms=%.3f\ncontext_ms=%.3f\n", ms_since(t), ms_since(t0));
+    cublasHandle_t h;
+    t = now_ns();
+    CUBLAS_CHECK(cublasCreate(&h));
+    printf("cublas_handle_ms=%.3f\n", ms_since(t));
+
+    Linear L[8];
+    int n = linears(c, L);
+    size_t maxw = 0, maxv = 0;
+    for (int i = 0; i < n; i++) {
+        if ((size_t)L[i].in * L[i].out > maxw) maxw = (size_t)L[i].in * L[i].out;
+        if ((size_t)L[i].in > maxv) maxv = L[i].in;
+        if ((size_t)L[i].out > maxv) maxv = L[i].out;
+    }
+    void *W = gpu_random_f16(maxw, 1), *x = gpu_random_f16(maxv, 2), *y = gpu_random_f16(maxv, 3);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    for (int i = 0; i < n; i++)
+        for (int rep = 0; rep < 2; rep++) {   /* batch 1: the decode step's shape */
+            t = now_ns();
+            gemm_linear_f16(h, W, x, y, 1, L[i].in, L[i].out);
+            CUDA_CHECK(cudaDeviceSynchronize());
+            printf("gemm_%s_%s_ms=%.4f\n", L[i].name, rep ? "second" : "first", ms_since(t));
+        }
+    CUDA_CHECK(cudaFree(W)); CUDA_CHECK(cudaFree(x)); CUDA_CHECK(cudaFree(y));
+    CUBLAS_CHECK(cublasDestroy(h));
+}
+
+static double median_of(const double *x, int n) { return n > 0 ? stats_of(x, n).median : NAN; }
+
+static void child_generate(uint64_t t0, const char *model_dir) {
+    CUDA_CHECK(cudaFree(0));
+    printf("context_ms=%.3f\n", ms_since(t0));
+    GpuModelOpts o = {.model_dir = model_dir, .seed = 1, .max_batch = 1, .quiet = 1};
+    uint64_t t = now_ns();
+    GpuModel *m = gpu_model_open(&o);
+    printf("open_ms=%.3f\nload_ms=%.3f\nload_bytes=%lld\n", ms_since(t), gpu_model_load_ms(m),
+           gpu_model_weight_bytes(m));
+    const Config *c = gpu_model_config(m);
+    int ids[PROMPT], out[NEW_TOKENS];
+    prompt_ids(model_dir, c, PROMPT, ids);
+    static GenTiming g;   /* 32 KB: not on the stack */
+    for (int k = 1; k <= GENERATES; k++) {
+        t = now_ns();
+        g = gpu_generate(m, ids, PROMPT, 1, NEW_TOKENS, MODE_EAGER, out, NULL, NULL);
+        printf("generate_%d_ms=%.3f\nttft_%d_ms=%.3f\nfirst_step_%d_ms=%.3f\nstep_%d_ms=%.3f\n", k,
+               ms_since(t), k, g.ttft_ms, k, g.n_steps ? g.step_ms[0] : NAN, k,
+               median_of(g.step_ms, g.n_steps));
+    }
+    gpu_model_free(m);
+}
+
+/* ---- the parent's side: spawn, collect, summarise ---------------------------------------- */
+typedef struct { int n; char key[96][48]; double val[96]; } KV;
+
+static double kv_get(const KV *kv, const char *key) {
+    for (int i = 0; i < kv->n; i++)
+        if (strcmp(kv->key[i], key) == 0) return kv->val[i];
+    return NAN;
+}
+
+static void spawn_child(const char *kind, const char *model_dir, KV *kv, int round) {
+    int fd[2];
+    if (pipe(fd) != 0) die("day07: pipe() failed; too many open files?");
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, fd[1], 1);
+    posix_spawn_file_actions_addclose(&fa, fd[0]);
+    char t0[32];
+    char *argv[] = {(char *)"day07_warmup", (char *)"--child", (char *)kind, t0,
+                    (char *)(model_dir ? "--model" : NULL), (char *)model_dir, NULL};
+    pid_t pid;
+    fflush(stdout);
+    snprintf(t0, sizeof t0, "%llu", (unsigned long long)now_ns());
+    if (posix_spawn(&pid, "/proc/self/exe", &fa, NULL, argv, environ) != 0)
+        die("day07: could not start /proc/self/exe as a child process");
+    posix_spawn_file_actions_destroy(&fa);
+    close(fd[1]);
+    FILE *f = fdopen(fd[0], "r");
+    char line[256];
+    kv->n = 0;
+    while (f && fgets(line, sizeof line, f)) {
+        char *eq = strchr(line, '=');
+        if (!eq || kv->n == 96) continue;
+        *eq = 0;
+        snprintf(kv->key[kv->n], sizeof kv->key[0], "%.47s", line);
+        kv->val[kv->n++] = strtod(eq + 1, NULL);
+        printf("%s%d.%s=%s", kind, round, line, eq + 1);   /* echo, prefixed with who said it */
+    }
+    if (f) fclose(f);
+    int st = 0;
+    waitpid(pid, &st, 0);
+    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+        die("day07: the fresh '%s' process failed (its message is above); fix that first", kind);
+}
+
+/* Median over the rounds of one key. */
+static double over_rounds(const KV *kv, int n, const char *key) {
+    double x[ROUNDS * 2];
+    int k = 0;
+    for (int i = 0; i < n; i++) {
+        double v = kv_get(&kv[i], key);
+        if (!isnan(v)) x[k++] = v;
+    }
+    return median_of(x, k);
+}
+
+/* bench() calls this: one whole generate, its TTFT and median step kept for the diagnosis. */
+typedef struct {
+    GpuModel *m;
+    const int *ids;
+    int calls;
+    double ttft[64], step[64];
+} GenCtx;
+static void generate_once(void *p) {
+    GenCtx *g = (GenCtx *)p;
+    static GenTiming t;
+    int out[NEW_TOKENS];
+    t = gpu_generate(g->m, g->ids, PROMPT, 1, NEW_TOKENS, MODE_EAGER, out, NULL, NULL);
+    if (g->calls < 64) {
+        g->ttft[g->calls] = t.ttft_ms;
+        g->step[g->calls] = median_of(t.step_ms, t.n_steps);
+    }
+    g->calls++;
+}
+
+int main(int argc, char **argv) {
+    const char *model_dir = NULL, *child = NULL;
+    uint64_t t0 = 0;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) { usage(); return 0; }
+        else if (!strcmp(argv[i], "--model") && i + 1 < argc) model_dir = argv[++i];
+        else if (!strcmp(argv[i], "--child") && i + 2 < argc) { child = argv[++i]; t0 = strtoull(argv[++i], NULL, 10); }
+        else { usage(); die("day07: unknown argument '%s' (see --help)", argv[i]); }
+    }
+    Config c;
+    run_config(model_dir, &c);
+    if (child) {
+        if (!strcmp(child, "gemm")) child_gemm(t0, &c);
+        else child_generate(t0, model_dir);
+        return 0;
+    }
+
+    printf("# Day 07: why is the first run slow?\n");
+    GpuFacts g;
+    gpu_facts(&g);
+    gpu_facts_print(&g);
+    config_print(&c);
+    if (!model_dir) printf("weights=synthetic (TinyLlama's shape, seeded values: timings and bytes are real, the text is not)\n");
+    int drv = 0, rt = 0;
+    CUDA_CHECK(cudaDriverGetVersion(&drv));
+    CUDA_CHECK(cudaRuntimeGetVersion(&rt));
+    char note[256];
+    snprintf(note, sizeof note, "%.200s, driver %d.%d, runtime %d.%d", g.name, drv / 1000, drv % 1000 / 10,
+             rt / 1000, rt % 1000 / 10);
+    report("day07", "gpu", NAN, g.cc_major * 10 + g.cc_minor, "cc", note);
+
+    /* ---- 2. Fresh processes: what a first run pays for ---------------------------------
+     * This process already holds a context (it asked for the facts above), as a notebook
+     * does; contexts are per process, so every child pays for its own. Each round runs a
+     * "gemm" child (context, cuBLAS handle, first vs second GEMM of each shape) and a
+     * "generate" child (context, weight load, first three generates), so neither warms the
+     * other's kernels. */
+    const char *ml = getenv("CUDA_MODULE_LOADING");
+    printf("\n## fresh processes (%d rounds); CUDA_MODULE_LOADING=%s\n", ROUNDS,
+           ml ? ml : "unset (lazy: a kernel's module loads on its first launch)");
+    KV gk[ROUNDS], gn[ROUNDS], all[ROUNDS * 2];
+    for (int r = 0; r < ROUNDS; r++) {
+        spawn_child("gemm", model_dir, &gk[r], r + 1);
+        spawn_child("generate", model_dir, &gn[r], r + 1);
+        all[2 * r] = gk[r];
+        all[2 * r + 1] = gn[r];
+    }
+    printf("\n## medians over the fresh processes\n");
+    double ctx = over_rounds(all, 2 * ROUNDS, "context_ms");
+    report("day07", "context_ms", NAN, ctx, "ms", "process start -> cudaFree(0) returned, fresh processes");
+    printf("main_ms=%.1f (of which: exec + loading cudart and cuBLAS before main())\n", over_rounds(gk, ROUNDS, "main_ms"));
+    report("day07", "cublas_handle_ms", NAN, over_rounds(gk, ROUNDS, "cublas_handle_ms"), "ms", "cublasCreate in a fresh process");
+
+    /* The first call of a shape against its second call. A shape seen earlier in the same
+     * process (v after k, o after q, up after gate) is already cheap on its first call: the
+     * cost belongs to the shape and its kernel, not to the weights. */
+    Linear L[8];
+    int nl = linears(&c, L);
+    double first_sum = 0, second_sum = 0;
+    printf("\n## first vs second GEMM of each linear layer (batch 1, cublasGemmEx fp16, synced wall clock)\n");
+    for (int i = 0; i < nl; i++) {
+        char k1[64], k2[64];
+        snprintf(k1, sizeof k1, "gemm_%s_first_ms", L[i].name);
+        snprintf(k2, sizeof k2, "gemm_%s_second_ms", L[i].name);
+        double a = over_rounds(gk, ROUNDS, k1), b = over_rounds(gk, ROUNDS, k2);
+        int seen = 0;
+        for (int j = 0; j < i; j++) seen |= L[j].in == L[i].in && L[j].out == L[i].out;
+        printf("gemm=%-8s shape=%dx%d first_ms=%.3f second_ms=%.3f first_over_second=%.1f%s\n", L[i].name,
+               L[i].out, L[i].in, a, b, a / b, seen ? " (shape already used in this process)" : "");
+        first_sum += a;
+        second_sum += b;
+    }
+    printf("gemm_first_sum_ms=%.3f gemm_second_sum_ms=%.3f\n", first_sum, second_sum);
+    report("day07", "first_gemm_ms", NAN, over_rounds(gk, ROUNDS, "gemm_q_first_ms"), "ms",
+           "q projection shape, first cuBLAS GEMM of a fresh process");
+    report("day07", "second_gemm_ms", NAN, over_rounds(gk, ROUNDS, "gemm_q_second_ms"), "ms",
+           "the same shape, called again");
+
+    double load_ms = over_rounds(gn, ROUNDS, "load_ms"), load_bytes = over_rounds(gn, ROUNDS, "load_bytes");
+    printf("\n");
+    report("day07", "load_ms", NAN, load_ms, "ms", model_dir ? "safetensors -> fp16 on the GPU" : "synthetic weights generated on the GPU");
+    report("day07", "load_gbs", NAN, load_bytes / (load_ms * 1e-3) / 1e9, "GB/s",
+           model_dir ? "fp16 bytes on the GPU / load time (the page cache helps after round 1)" : "synthetic: GPU fill rate, not a disk");
+    /* Where the first generate's extra time goes: generate 1 against generate 2 of the
+     * same process, split into the prefill (TTFT), the first decode step and the rest. */
+    double gen[2], ttft[2], step0[2], step[2];
+    for (int k = 0; k < 2; k++) {
+        char key[32];
+        snprintf(key, sizeof key, "generate_%d_ms", k + 1); gen[k] = over_rounds(gn, ROUNDS, key);
+        snprintf(key, sizeof key, "ttft_%d_ms", k + 1); ttft[k] = over_rounds(gn, ROUNDS, key);
+        snprintf(key, sizeof key, "first_step_%d_ms", k + 1); step0[k] = over_rounds(gn, ROUNDS, key);
+        snprintf(key, sizeof key, "step_%d_ms", k + 1); step[k] = over_rounds(gn, ROUNDS, key);
+        printf("generate_%d: total_ms=%.2f ttft_ms=%.2f first_step_ms=%.3f median_step_ms=%.3f\n", k + 1, gen[k],
+               ttft[k], step0[k], step[k]);
+    }
+    double excess = gen[0] - gen[1], ex_ttft = ttft[0] - ttft[1], ex_step0 = step0[0] - step0[1];
+    printf("first_generate_excess_ms=%.2f (prefill %.2f, first decode step %.2f, other steps and host %.2f)\n",
+           excess, ex_ttft, ex_step0, excess - ex_ttft - ex_step0);
+    double first_gen = gen[0];
+
+    /* ---- 3. This process: the weights in device memory, and their dtype ------------------
+     * cudaMemGetInfo around the load: the weights, the static KV cache, the workspaces. */
+    printf("\n## the weights in this process\n");
+    size_t free0, free1, total;
+    CUDA_CHECK(cudaMemGetInfo(&free0, &total));
+    GpuModelOpts o = {.model_dir = model_dir, .seed = 1, .max_batch = 1, .quiet = 0};
+    GpuModel *m = gpu_model_open(&o);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    CUDA_CHECK(cudaMemGetInfo(&free1, &total));
+    const Config *mc = gpu_model_config(m);
+    double used_gb = (double)(free0 - free1) / 1e9;
+    double w_gb = weight_bytes(mc) / 1e9;
+    double kv_gb = kv_bytes_per_token(mc) * mc->max_seq / 1e9;
+    printf("mem_used_after_load_gb=%.3f expect_weights_gb=%.3f expect_kv_cache_gb=%.3f rest_gb=%.3f\n", used_gb,
+           w_gb, kv_gb, used_gb - w_gb - kv_gb);
+    snprintf(note, sizeof note, "device memory used by the load (weights + %.3f GB KV cache + workspace); %.2f GB would be fp32",
+             kv_gb, 2 * w_gb);
+    report("day07", "weight_gb", w_gb, used_gb, "GB", note);
+    const char *disk = gpu_model_disk_dtype(m);
+    printf("dtype_config=%s dtype_on_disk=%s dtype_computed=fp16 bf16_tensor_cores=%s\n", mc->dtype, disk,
+           g.has_bf16_tc ? "yes" : "no");
+    if (!g.has_bf16_tc)
+        printf("reading: cc %d.%d has no bf16 tensor cores (they start at 8.0, Ampere): computing in bf16 here "
+               "would fail or crawl (mistake #1); the kit converts %s to fp16 on load\n", g.cc_major, g.cc_minor, disk);
+    else
+        printf("reading: this GPU has bf16 tensor cores, but the kit computes in fp16 everywhere so that a T4 "
+               "and this GPU run the same math\n");
+
+    /* ---- 4. Warm: the lesson's bench(): 3 warm-up generates, a synchronize, 10 samples.
+     * The bar for a number you may compare with anything: range / median < 10%. */
+    printf("\n## 10 warm generates (prompt %d tokens, %d new, eager, batch 1)\n", PROMPT, NEW_TOKENS);
+    int ids[PROMPT];
+    prompt_ids(model_dir, mc, PROMPT, ids);
+    static GenCtx gc;
+    gc.m = m;
+    gc.ids = ids;
+    BenchOpts bo = {.warmup = 3, .iters = 10};
+    BenchResult r = bench(generate_once, &gc, bo);
+    printf("warm_samples_ms=");
+    for (int i = 0; i < r.n; i++) printf("%s%.2f", i ? "," : "", r.samples_ms[i]);
+    printf("\nwarm_median_ms=%.2f warm_min_ms=%.2f warm_max_ms=%.2f warm_mean_ms=%.2f warm_sd_ms=%.2f\n",
+           r.s.median, r.s.min, r.s.max, r.s.mean, r.s.sd);
+    report("day07", "first_generate_ms", NAN, first_gen, "ms", "the first generate of a fresh process (model loaded)");
+    report("day07", "warm_generate_ms", NAN, r.s.median, "ms", "median of 10 after 3 warm-ups");
+    report("day07", "first_over_warm", NAN, first_gen / r.s.median, "x", "first generate / warm median");
+    double range_pct = 100 * r.s.range_over_median;
+    report("day07", "warm_range_pct", 10, range_pct, "%",
+           range_pct < 10 ? "within the lesson's 10% bar" : "over the lesson's 10% bar: see the samples");
+    if (range_pct >= 10) {   /* what varied: the prefill or the decode steps? */
+        int lo = 0, hi = 0;
+        for (int i = 1; i < r.n; i++) {
+            if (r.samples_ms[i] < r.samples_ms[lo]) lo = i;
+            if (r.samples_ms[i] > r.samples_ms[hi]) hi = i;
+        }
+        int w = bo.warmup;   /* bench's call index = warm-up count + sample index */
+        printf("fastest: sample %d %.2f ms (ttft %.2f ms, median step %.3f ms)\n", lo + 1, r.samples_ms[lo],
+               gc.ttft[w + lo], gc.step[w + lo]);
+        printf("slowest: sample %d %.2f ms (ttft %.2f ms, median step %.3f ms)\n", hi + 1, r.samples_ms[hi],
+               gc.ttft[w + hi], gc.step[w + hi]);
+        printf("reading: %s varied; other work on the GPU or host, or clocks changing, are the usual causes\n",
+               fabs(gc.ttft[w + hi] - gc.ttft[w + lo]) * 1 > fabs(gc.step[w + hi] - gc.step[w + lo]) * (NEW_TOKENS - 1)
+                   ? "the prefill (TTFT)" : "the decode steps");
+    }
+
+    /* ---- 5. Would Llama-2-7B fit here? The lesson's arithmetic for this GPU -----------
+     * Usable = free memory once a context exists. Weights + framework must fit, and what
+     * is left holds the KV cache, 512 KB per token for 7B (MHA: every head keeps K and V). */
+    printf("\n## will Llama-2-7B fit on this GPU?\n");
+    Config l7;
+    config_llama2_7b(&l7);
+    FitGB f = fit_gb(&l7, FRAMEWORK_GB, 0);
+    double gpu_gb = g.mem_bytes / 1e9, usable_gb = g.mem_free_bytes / 1e9;
+    double left_gb = usable_gb - f.total_gb;
+    double kv_tokens = left_gb > 0 ? left_gb * 1e9 / kv_bytes_per_token(&l7) : 0;
+    printf("fit_7b: weights %.1f GB + framework %.1f GB = %.1f GB; this GPU %.1f GB, usable %.1f GB; "
+           "left %.1f GB = %.0f tokens of KV at %.0f KB each\n", f.weights_gb, f.framework_gb, f.total_gb, gpu_gb,
+           usable_gb, left_gb, kv_tokens, kv_bytes_per_token(&l7) / 1024);
+    if (left_gb <= 0)
+        snprintf(note, sizeof note, "does not fit: %.1f GB needed before any KV cache, %.1f GB usable", f.total_gb, usable_gb);
+    else if (kv_tokens < l7.max_seq)
+        snprintf(note, sizeof note, "weights fit, KV room for %.0f tokens only (< one %d-token context)", kv_tokens, l7.max_seq);
+    else
+        snprintf(note, sizeof note, "fits: %.1f GB left = %.0f tokens of KV (%.0f full %d-token contexts)", left_gb,
+                 kv_tokens, kv_tokens / l7.max_seq, l7.max_seq);
+    report("day07", "fit_7b_gb", f.total_gb, gpu_gb, "GB", note);
+    FitGB t = fit_gb(mc, FRAMEWORK_GB, 0);
+    printf("fit_this_model: %.2f GB + %.1f GB framework; KV %.1f KB per token -> room for %.0f tokens\n",
+           t.weights_gb, t.framework_gb, kv_bytes_per_token(mc) / 1e3,
+           (usable_gb - t.total_gb) * 1e9 / kv_bytes_per_token(mc));
+    gpu_model_free(m);
+    return 0;
+}

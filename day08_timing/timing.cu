@@ -1,0 +1,377 @@
+/* Day 08 · What does an unsynchronized timer measure?
+ *
+ * The CPU and the GPU are two machines. A kernel launch puts work into a queue (a stream)
+ * and returns at once; the GPU runs it later. A wall-clock timer read around the launch
+ * without cudaDeviceSynchronize() (torch.cuda.synchronize()) measures how long the host
+ * took to hand the work over, not how long the work took. This program shows it in numbers:
+ *
+ *   1. one decode step timed four ways: no sync; sync after only; sync before and after;
+ *      CUDA events. Before each sample the previous request's prefill is still queued
+ *      (someone else's tail), which is what the sync *before* is for.
+ *   2. an 8192 x 8192 fp16 matmul (1.1 TFLOP) timed without a sync: an absurd TFLOP/s,
+ *      hundreds of times this GPU's peak, next to the synced figure.
+ *   3. the calls that synchronize although nobody asked them to: while ~50 ms of GPU work
+ *      is queued, the host time of a device-to-host cudaMemcpy (the .item() of C), of
+ *      cudaMalloc and cudaFree, and of waiting on the legacy default stream vs on a
+ *      non-blocking stream.
+ *   4. bench() (common/bench.cu, the lesson's bench()) with and without the synchronize
+ *      between the warm-up and the first sample (self-test 1).
+ *   5. CUDA events against the wall clock for the same work: they measure different
+ *      intervals, and the difference is the host's part (mistake #5).
+ *
+ * Build and run:   make day08      (or: make bin/day08_timing && bin/day08_timing [--model DIR])
+ *
+ * What to expect (key=value lines; rows in results/rows.tsv). Measured on an H200 (eager:
+ * 446 launches a step; graph: 1); a T4 is the lesson's estimate:
+ *   time_nosync_ms        the host's launch time: H200 2.5-4 ms, close to the synced step because
+ *                         the eager step is host-bound there; T4 2-5 ms, well below its 9-14 ms
+ *                         step (GPU-bound). Graph: 0.002-0.02 ms on both, whatever the step takes
+ *   time_sync_after_ms    the step plus what is left of the queued prefill: 0.3-2 ms too long
+ *   time_sync_both_ms     the step: H200 eager 3-4 ms, graph 1.2-2 ms; T4 9-14 ms
+ *   time_events_ms        behind a queue the host runs ahead, so the GPU meets no gaps: H200 eager
+ *                         ~2.5 ms, below the synced 3.4 ms; graph the same as synced
+ *   matmul_nosync_tflops  H200 ~70,000 against a peak of 989; T4 tens of thousands against 65
+ *   matmul_synced_tflops  H200 650-750; T4 25-50
+ *   implicit_sync_*_ms    d2h, free and legacy ~50 (they waited for the queue); malloc ~0.2 and
+ *                         the non-blocking stream ~0.03 (they did not), on a CUDA 13 driver
+ *   bench_range_pct_*     without the sync the first sample carries 3 warm-up matmuls: ~300%;
+ *                         with it, under 10%
+ *   events_minus_wall_us  -5 to -50 around the same call with an empty queue
+ * It proves acceptance question 2 (an unsynced timer measures the hand-over), self-test 1
+ * and mistakes #4 and #5.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include "bench.h"
+#include "gemm.h"
+#include "gpu.h"
+#include "gpu_model.h"
+#include "prompt.h"
+#include "rows.h"
+#include "stats.h"
+#include "theory.h"
+
+enum { PROMPT = 200, SAMPLES = 10, N_MATMUL = 8192 };
+static const double QUEUED_MS = 50;   /* GPU work queued before each implicit-sync probe */
+
+static void usage(void) {
+    printf("usage: day08_timing [--model DIR]\n"
+           "  The same work timed without and with synchronization and with CUDA events; an\n"
+           "  8192x8192 matmul's unsynced TFLOP/s; the calls that synchronize implicitly; bench()\n"
+           "  with and without its sync before the first sample.\n"
+           "  --model DIR   config.json + model.safetensors; default: TinyLlama's shape, synthetic weights\n");
+}
+
+/* GPU work of a known length: spin on the GPU's nanosecond clock for `ns`. */
+__global__ void spin(unsigned long long ns) {
+    unsigned long long start, now;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+    do { asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now)); } while (now - start < ns);
+}
+static void queue_gpu_work(cudaStream_t s, double ms) {
+    spin<<<1, 1, 0, s>>>((unsigned long long)(ms * 1e6));
+    KERNEL_CHECK("spin");
+}
+
+static double median_of(const double *x, int n) { return stats_of(x, n).median; }
+
+/* ---- 1. one decode step, four timers ---------------------------------------------------- */
+typedef enum { T_NOSYNC, T_SYNC_AFTER, T_SYNC_BOTH, T_EVENTS, T_WAYS } Way;
+static const char *WAY_KEY[T_WAYS] = {"time_nosync_ms", "time_sync_after_ms", "time_sync_both_ms", "time_events_ms"};
+static const char *WAY_NOTE[T_WAYS] = {"t0; step; t1 - the host handing the launches over",
+                                       "t0; step; sync; t1 - includes what was left of the queued prefill",
+                                       "sync; t0; step; sync; t1 - the step", "event; step; event - GPU time of the step"};
+
+/* Median of SAMPLES: each sample queues a prefill first (not waited for), then times one
+ * decode step the given way, then synchronizes outside the timed region. */
+static double time_step(GpuModel *m, Mode mode, const int *ids, Way way, double *samples) {
+    cudaStream_t s = gpu_model_stream(m);
+    cudaEvent_t a, b;
+    CUDA_CHECK(cudaEventCreate(&a));
+    CUDA_CHECK(cudaEventCreate(&b));
+    for (int i = 0; i < SAMPLES; i++) {
+        gpu_prefill(m, ids, PROMPT, 1, NULL);   /* the tail left in the queue */
+        double t0, t1;
+        float ev = 0;
+        switch (way) {
+        case T_NOSYNC:
+            t0 = now_ms(); gpu_decode_step(m, mode); t1 = now_ms();
+            break;
+        case T_SYNC_AFTER:
+            t0 = now_ms(); gpu_decode_step(m, mode); CUDA_CHECK(cudaDeviceSynchronize()); t1 = now_ms();
+            break;
+        case T_SYNC_BOTH:
+            CUDA_CHECK(cudaDeviceSynchronize());
+            t0 = now_ms(); gpu_decode_step(m, mode); CUDA_CHECK(cudaDeviceSynchronize()); t1 = now_ms();
+            break;
+        default:
+            CUDA_CHECK(cudaEventRecord(a, s));
+            gpu_decode_step(m, mode);
+            CUDA_CHECK(cudaEventRecord(b, s));
+            CUDA_CHECK(cudaEventSynchronize(b));
+            CUDA_CHECK(cudaEventElapsedTime(&ev, a, b));
+            t0 = 0; t1 = ev;
+        }
+        CUDA_CHECK(cudaDeviceSynchronize());
+        samples[i] = t1 - t0;
+    }
+    CUDA_CHECK(cudaEventDestroy(a));
+    CUDA_CHECK(cudaEventDestroy(b));
+    return median_of(samples, SAMPLES);
+}
+
+/* ---- 2 and 4. the big matmul ------------------------------------------------------------- */
+typedef struct { cublasHandle_t h; void *A, *B, *C; } Matmul;
+static void matmul(void *p) {
+    Matmul *mm = (Matmul *)p;
+    gemm_linear_f16(mm->h, mm->B, mm->A, mm->C, N_MATMUL, N_MATMUL, N_MATMUL);
+}
+
+/* ---- 3. implicit synchronization --------------------------------------------------------- */
+typedef enum { I_D2H, I_MALLOC, I_FREE, I_LEGACY, I_NONBLOCKING, I_LAUNCH, I_PROBES } Probe;
+static const char *PROBE_KEY[I_PROBES] = {"implicit_sync_d2h_ms", "implicit_sync_malloc_ms", "implicit_sync_free_ms",
+                                          "implicit_sync_legacy_ms", "implicit_sync_nonblocking_ms",
+                                          "implicit_sync_launch_ms"};
+static const char *PROBE_WHAT[I_PROBES] = {
+    "cudaMemcpy 4 B device->host (.item())", "cudaMalloc 1 MB", "cudaFree 1 MB",
+    "4 B copy + wait on the legacy default stream", "4 B copy + wait on a non-blocking stream",
+    "a kernel launch on another stream (for scale)"};
+
+/* Host time of one call while QUEUED_MS of work sits in `busy` (a blocking stream). */
+static double probe(Probe p, cudaStream_t busy, cudaStream_t nonblocking, int *dev_word, int *pinned) {
+    void *ptr = NULL;
+    int word;
+    if (p == I_FREE) CUDA_CHECK(cudaMalloc(&ptr, 1 << 20));
+    CUDA_CHECK(cudaDeviceSynchronize());
+    queue_gpu_work(busy, QUEUED_MS);
+    double t0 = now_ms();
+    switch (p) {
+    case I_D2H: CUDA_CHECK(cudaMemcpy(&word, dev_word, sizeof word, cudaMemcpyDeviceToHost)); break;
+    case I_MALLOC: CUDA_CHECK(cudaMalloc(&ptr, 1 << 20)); break;
+    case I_FREE: CUDA_CHECK(cudaFree(ptr)); ptr = NULL; break;
+    case I_LEGACY:
+        CUDA_CHECK(cudaMemcpyAsync(pinned, dev_word, sizeof *pinned, cudaMemcpyDeviceToHost, cudaStreamLegacy));
+        CUDA_CHECK(cudaStreamSynchronize(cudaStreamLegacy));
+        break;
+    case I_NONBLOCKING:
+        CUDA_CHECK(cudaMemcpyAsync(pinned, dev_word, sizeof *pinned, cudaMemcpyDeviceToHost, nonblocking));
+        CUDA_CHECK(cudaStreamSynchronize(nonblocking));
+        break;
+    default: queue_gpu_work(nonblocking, 0);
+    }
+    double ms = now_ms() - t0;
+    CUDA_CHECK(cudaDeviceSynchronize());
+    if (ptr) CUDA_CHECK(cudaFree(ptr));
+    return ms;
+}
+
+static void print_samples(const char *key, const double *x, int n) {
+    printf("%s=", key);
+    for (int i = 0; i < n; i++) printf("%s%.3f", i ? "," : "", x[i]);
+    printf("\n");
+}
+
+/* ---- 5. one call, two clocks ------------------------------------------------------------- */
+typedef struct { GpuModel *m; Mode mode; } StepCtx;
+static void step_fn(void *p) {
+    StepCtx *c = (StepCtx *)p;
+    gpu_decode_step(c->m, c->mode);
+}
+
+/* Median over SAMPLES of (events - wall clock) around the same call, in microseconds. */
+static double events_minus_wall_us(BenchFn fn, void *ctx, cudaStream_t s) {
+    cudaEvent_t a, b;
+    CUDA_CHECK(cudaEventCreate(&a));
+    CUDA_CHECK(cudaEventCreate(&b));
+    double d[SAMPLES];
+    fn(ctx);   /* warm */
+    for (int i = 0; i < SAMPLES; i++) {
+        float ev;
+        CUDA_CHECK(cudaDeviceSynchronize());
+        double t0 = now_ms();
+        CUDA_CHECK(cudaEventRecord(a, s));
+        fn(ctx);
+        CUDA_CHECK(cudaEventRecord(b, s));
+        CUDA_CHECK(cudaDeviceSynchronize());
+        double wall = now_ms() - t0;
+        CUDA_CHECK(cudaEventElapsedTime(&ev, a, b));
+        d[i] = (ev - wall) * 1e3;
+    }
+    CUDA_CHECK(cudaEventDestroy(a));
+    CUDA_CHECK(cudaEventDestroy(b));
+    return median_of(d, SAMPLES);
+}
+
+int main(int argc, char **argv) {
+    const char *model_dir = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) { usage(); return 0; }
+        else if (!strcmp(argv[i], "--model") && i + 1 < argc) model_dir = argv[++i];
+        else { usage(); die("day08: unknown argument '%s' (see --help)", argv[i]); }
+    }
+    printf("# Day 08: what does an unsynchronized timer measure?\n");
+    GpuFacts g;
+    gpu_facts(&g);
+    gpu_facts_print(&g);
+    GpuModelOpts o = {.model_dir = model_dir, .seed = 1, .max_batch = 1};
+    GpuModel *m = gpu_model_open(&o);
+    const Config *c = gpu_model_config(m);
+    config_print(c);
+    if (!model_dir) printf("weights=synthetic (TinyLlama's shape, seeded values: timings are real, the text is not)\n");
+    double floor_ms = floor_tpot_ms(weight_bytes(c), g.bw_gbs);
+    printf("floor_tpot_ms=%.3f (%.2f GB of weights / %.0f GB/s: no decode step can be faster)\n", floor_ms,
+           weight_bytes(c) / 1e9, g.bw_gbs);
+    int ids[PROMPT];
+    prompt_ids(model_dir, c, PROMPT, ids);
+
+    /* ---- 1. The same work, four timers. Eager is the lesson's HF eager (hundreds of
+     * launches a step); graph replays the step with one launch, so the unsynced timer sees
+     * almost nothing of it. Warm both first (the graph is captured on its first use). */
+    printf("\n## 1. one decode step, four timers (a %d-token prefill is still queued before each sample)\n", PROMPT);
+    double tail[SAMPLES];
+    for (int i = 0; i < 3; i++) {
+        gpu_prefill(m, ids, PROMPT, 1, NULL);
+        gpu_decode_step(m, MODE_EAGER);
+        gpu_decode_step(m, MODE_GRAPH);
+    }
+    for (int i = 0; i < SAMPLES; i++) {
+        CUDA_CHECK(cudaDeviceSynchronize());
+        double t0 = now_ms();
+        gpu_prefill(m, ids, PROMPT, 1, NULL);
+        CUDA_CHECK(cudaDeviceSynchronize());
+        tail[i] = now_ms() - t0;
+    }
+    printf("queued_prefill_ms=%.3f (the tail each sample starts behind)\n", median_of(tail, SAMPLES));
+    double way_ms[2][T_WAYS], samples[SAMPLES];
+    Mode modes[2] = {MODE_EAGER, MODE_GRAPH};
+    for (int k = 0; k < 2; k++) {
+        StepCounts sc = gpu_step_counts(m, modes[k]);
+        printf("mode=%s kernels_per_step=%d host_launches_per_step=%d\n", mode_name(modes[k]), sc.kernels,
+               sc.host_launches);
+        for (int w = 0; w < T_WAYS; w++) {
+            way_ms[k][w] = time_step(m, modes[k], ids, (Way)w, samples);
+            char key[64], note[160];
+            snprintf(note, sizeof note, "%s, %s: %d launches", WAY_NOTE[w], mode_name(modes[k]), sc.host_launches);
+            if (k == 0) snprintf(key, sizeof key, "%s", WAY_KEY[w]);
+            else snprintf(key, sizeof key, "%.*s_graph_ms", (int)strlen(WAY_KEY[w]) - 3, WAY_KEY[w]);
+            report("day08", key, floor_ms, way_ms[k][w], "ms", note);
+            snprintf(key + strlen(key) - 3, 16, "_samples");
+            print_samples(key, samples, SAMPLES);
+        }
+    }
+    for (int k = 0; k < 2; k++)
+        printf("reading: %s: no-sync / synced = %.3f; sync-after-only - synced = %.2f ms of the prefill inside the "
+               "timer\n", mode_name(modes[k]), way_ms[k][T_NOSYNC] / way_ms[k][T_SYNC_BOTH],
+               way_ms[k][T_SYNC_AFTER] - way_ms[k][T_SYNC_BOTH]);
+    printf("reading: how close an unsynced timer comes depends on who is the bottleneck: when the host\n"
+           "         is (hundreds of launches of small kernels), handing over takes about as long as the\n"
+           "         work; when the GPU is (one graph launch), it sees almost nothing. No fixed relation.\n");
+
+    /* ---- 2. The 8192² matmul without a sync: 2 x 8192³ = 1.1e12 FLOP "done" in the time
+     * one launch takes. */
+    printf("\n## 2. an %dx%d fp16 matmul (%.2f TFLOP)\n", N_MATMUL, N_MATMUL, gemm_flops(N_MATMUL, N_MATMUL, N_MATMUL) / 1e12);
+    Matmul mm;
+    CUBLAS_CHECK(cublasCreate(&mm.h));
+    size_t nn = (size_t)N_MATMUL * N_MATMUL;
+    mm.A = gpu_random_f16(nn, 11);
+    mm.B = gpu_random_f16(nn, 12);
+    mm.C = gpu_random_f16(nn, 13);
+    for (int i = 0; i < 3; i++) matmul(&mm);
+    double nosync[SAMPLES];
+    for (int i = 0; i < SAMPLES; i++) {
+        CUDA_CHECK(cudaDeviceSynchronize());
+        double t0 = now_ms();
+        matmul(&mm);
+        nosync[i] = now_ms() - t0;
+    }
+    CUDA_CHECK(cudaDeviceSynchronize());
+    double tf = gemm_flops(N_MATMUL, N_MATMUL, N_MATMUL) / 1e12;
+    double nosync_ms = median_of(nosync, SAMPLES);
+    BenchResult wall = bench(matmul, &mm, (BenchOpts){.warmup = 3, .iters = SAMPLES});
+    BenchResult ev = bench(matmul, &mm, (BenchOpts){.warmup = 3, .iters = SAMPLES, .use_events = 1});
+    double peak = g.fp16_tflops > 0 ? g.fp16_tflops : NAN;
+    printf("matmul_nosync_ms=%.4f matmul_synced_ms=%.3f matmul_events_ms=%.3f\n", nosync_ms, wall.s.median, ev.s.median);
+    report("day08", "matmul_nosync_tflops", peak, tf / (nosync_ms * 1e-3), "TFLOP/s", "no sync: the launch time, not the matmul");
+    report("day08", "matmul_synced_tflops", peak, tf / (wall.s.median * 1e-3), "TFLOP/s", "bench(): sync before and after");
+    if (g.fp16_tflops > 0)
+        printf("reading: unsynced = %.0fx the peak of %.0f TFLOP/s (%s), impossible on its face; synced = %.0f%% of it\n",
+               tf / (nosync_ms * 1e-3) / g.fp16_tflops, g.fp16_tflops, g.peak_source,
+               100 * tf / (wall.s.median * 1e-3) / g.fp16_tflops);
+    printf("reading: an absurd number is easy to catch; the dangerous ones are 3-5x off and look plausible\n");
+
+    /* ---- 3. Implicit synchronization. `busy` is an ordinary (blocking) stream: the legacy
+     * default stream waits for it, a non-blocking stream does not. */
+    printf("\n## 3. calls that wait for the GPU (%.0f ms of work queued on another stream before each)\n", QUEUED_MS);
+    cudaStream_t busy, nb;
+    CUDA_CHECK(cudaStreamCreate(&busy));
+    CUDA_CHECK(cudaStreamCreateWithFlags(&nb, cudaStreamNonBlocking));
+    int *dev_word, *pinned;
+    CUDA_CHECK(cudaMalloc(&dev_word, sizeof *dev_word));
+    CUDA_CHECK(cudaMemset(dev_word, 0, sizeof *dev_word));
+    CUDA_CHECK(cudaMallocHost(&pinned, sizeof *pinned));
+    cudaEvent_t a, b;
+    CUDA_CHECK(cudaEventCreate(&a));
+    CUDA_CHECK(cudaEventCreate(&b));
+    CUDA_CHECK(cudaEventRecord(a, busy));
+    queue_gpu_work(busy, QUEUED_MS);
+    CUDA_CHECK(cudaEventRecord(b, busy));
+    CUDA_CHECK(cudaEventSynchronize(b));
+    float spun;
+    CUDA_CHECK(cudaEventElapsedTime(&spun, a, b));
+    printf("queued_work_ms=%.2f (the spin kernel, by events)\n", spun);
+    for (int p = 0; p < I_PROBES; p++) {
+        double x[5];
+        for (int i = 0; i < 5; i++) x[i] = probe((Probe)p, busy, nb, dev_word, pinned);
+        double ms = median_of(x, 5);
+        char note[160];
+        snprintf(note, sizeof note, "%s: %s", PROBE_WHAT[p], ms > 0.5 * spun ? "waited for the queued work"
+                                                                               : "did not wait");
+        report("day08", PROBE_KEY[p], NAN, ms, "ms", note);
+    }
+    printf("reading: in a timer such calls make a missing sync look harmless; in serving code each one\n"
+           "         drains the queue and leaves a gap on the GPU\n");
+
+    /* ---- 4. bench() and its synchronize before the first sample (self-test 1): warm-up
+     * launches return at once, so without it the first sample waits for their tail. */
+    printf("\n## 4. bench() with and without the sync between warm-up and the first sample\n");
+    BenchResult without = bench(matmul, &mm, (BenchOpts){.warmup = 3, .iters = SAMPLES, .no_sync_before = 1});
+    BenchResult with = bench(matmul, &mm, (BenchOpts){.warmup = 3, .iters = SAMPLES});
+    print_samples("bench_nosync_samples_ms", without.samples_ms, without.n);
+    print_samples("bench_sync_samples_ms", with.samples_ms, with.n);
+    printf("bench_first_sample_nosync_ms=%.3f bench_first_sample_sync_ms=%.3f median_ms=%.3f\n", without.samples_ms[0],
+           with.samples_ms[0], with.s.median);
+    report("day08", "bench_range_pct_nosync", 10, 100 * without.s.range_over_median, "%",
+           "no sync before the first sample: it carries the 3 warm-ups' tail");
+    report("day08", "bench_range_pct_sync", 10, 100 * with.s.range_over_median, "%", "bench() as written");
+
+    /* ---- 5. Events against the wall clock (mistake #5), both around the very same call:
+     * sync; t0; event a; work; event b; sync; t1. The events span from the moment the GPU
+     * reaches a to the moment it reaches b; the wall clock also holds the host's time before
+     * a reaches the GPU and the wake-up after the sync. */
+    printf("\n## 5. CUDA events vs the synced wall clock, around the same call (queue empty before it)\n");
+    StepCtx eager = {m, MODE_EAGER}, graph = {m, MODE_GRAPH};
+    gpu_prefill(m, ids, PROMPT, 1, NULL);
+    double d_eager = events_minus_wall_us(step_fn, &eager, gpu_model_stream(m));
+    double d_graph = events_minus_wall_us(step_fn, &graph, gpu_model_stream(m));
+    double d_mm = events_minus_wall_us(matmul, &mm, 0);
+    printf("events_minus_wall_us: eager step %.1f, graph step %.1f, matmul %.1f\n", d_eager, d_graph, d_mm);
+    report("day08", "events_minus_wall_us", NAN, d_eager, "us",
+           "eager decode step, same call: -(host time outside the GPU's interval)");
+    printf("events_minus_wall_queued_us=%.1f (section 1's eager step, events %.3f ms vs synced wall %.3f ms: with a\n"
+           "    queue ahead the host runs ahead, the GPU meets no gaps, and the events see only kernel time)\n",
+           (way_ms[0][T_EVENTS] - way_ms[0][T_SYNC_BOTH]) * 1e3, way_ms[0][T_EVENTS], way_ms[0][T_SYNC_BOTH]);
+    printf("reading: neither is 'more accurate'; they time different intervals. TPOT is wall clock (what a\n"
+           "         user waits), one kernel is events; their difference is overhead, itself a measurement\n");
+
+    CUDA_CHECK(cudaEventDestroy(a));
+    CUDA_CHECK(cudaEventDestroy(b));
+    CUDA_CHECK(cudaFreeHost(pinned));
+    CUDA_CHECK(cudaFree(dev_word));
+    CUDA_CHECK(cudaStreamDestroy(busy));
+    CUDA_CHECK(cudaStreamDestroy(nb));
+    CUDA_CHECK(cudaFree(mm.A)); CUDA_CHECK(cudaFree(mm.B)); CUDA_CHECK(cudaFree(mm.C));
+    CUBLAS_CHECK(cublasDestroy(mm.h));
+    gpu_model_free(m);
+    return 0;
+}

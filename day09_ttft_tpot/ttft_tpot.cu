@@ -1,0 +1,344 @@
+/* Day 09 · How far from the floor?
+ *
+ * One generate is two different jobs. The prefill pushes the whole prompt through the
+ * model at once and ends with the first new token: TTFT, time to first token. Each later
+ * token is one decode step: TPOT, time per output token. So
+ *
+ *     total = TTFT + (N - 1) x TPOT          and never TPOT = total / N (mistake #6).
+ *
+ * Each has a floor. A decode step must read every weight once: TPOT >= W / bandwidth
+ * (6.9 ms on a T4, 2.2 GB at 320 GB/s). A prefill must read them once too and also do
+ * 2 x params x tokens FLOP: TTFT >= max(compute term, bytes term) (6.8 and 6.9 ms on a T4
+ * for a 200-token prompt). The week's one output is the ratio measured TPOT / floor TPOT,
+ * read against the lesson's table (1-1.5 suspect a missing sync; 1.5-3 memory-bound as
+ * predicted; 3-6 overhead of the same order as the GPU work; > 6 overhead dominates).
+ *
+ * This program computes the floors for the GPU at hand; measures TTFT and TPOT three ways
+ * side by side (two generates subtracted; per-token timestamps from a streamer callback;
+ * a hand-written prefill + decode loop timed with CUDA events); places the ratio in the
+ * table; shows total / N for N = 8 and 64; sweeps the prompt length so prefill's
+ * arithmetic intensity (FLOP per weight byte = tokens) crosses this GPU's ridge point
+ * (self-test 2); and repeats TPOT in every mode (eager, fused, graph), so the ratio is seen
+ * to move when only the launch overhead changes.
+ *
+ * Build and run:   make day09      (or: make bin/day09_ttft_tpot && bin/day09_ttft_tpot [--model DIR])
+ *
+ * What to expect (key=value lines; rows in results/rows.tsv). H200 figures were measured with
+ * this kit (synthetic weights); T4 figures are the lesson's estimates:
+ *   floors              T4: TPOT 6.9 ms, TTFT(200) 6.9 ms (compute 6.8);
+ *                       H200 (4.8 TB/s, 989 TFLOP/s): TPOT 0.46 ms, TTFT(200) 0.46 ms (compute 0.45)
+ *   tpot_ms (eager)     H200: ~3.2 ms, ratio ~7 (> 6: 446 launches a step cost more than the GPU's
+ *                       work); T4: 9-14 ms, ratio 1.3-2 (the GPU's work dominates)
+ *   tpot_ms_graph       H200: ~1.5 ms, ratio ~3.3: the same bytes, one launch; the rest is the
+ *                       kernels' own bandwidth efficiency
+ *   ttft_ms (200 tok)   H200: ~2.9 ms (ttft_over_tpot ~0.9: the prefill runs fused); T4: 10-40 ms
+ *   three methods       within 10-20% of each other (H200: within 4%)
+ *   total_over_n_ms_8   200-token prompt: TPOT + (TTFT - TPOT) / 8, close to TPOT when TTFT ~ TPOT;
+ *                       1024-token prompt: several times TPOT (the mistake made visible)
+ *   prefill sweep       intensity = tokens; below the ridge (~203 on a T4, ~205 on an H200) the
+ *                       prefill is memory-bound and TFLOP/s climbs with the prompt (H200: 19 at 16
+ *                       tokens, ~150 at 200-512); beyond ~512 tokens the kit's attention over the
+ *                       prompt takes over and TFLOP/s falls (H200: ~60 at 2000)
+ * It proves acceptance question 3 (the ratio and where the gap comes from: the modes show
+ * that it moves with launches, not bytes) and self-test 2, and corrects mistake #6.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include "bench.h"
+#include "gpu.h"
+#include "gpu_model.h"
+#include "prompt.h"
+#include "rows.h"
+#include "stats.h"
+#include "theory.h"
+
+enum { PROMPT = 200, LONG_PROMPT = 1024, NEW = 65, REPS = 5, MAX_PROMPT = 2048 };
+static const int SWEEP[] = {16, 64, 200, 512, 1024, 2000};   /* a prompt must leave the KV cache a slot */
+
+static void usage(void) {
+    printf("usage: day09_ttft_tpot [--model DIR]\n"
+           "  TTFT and TPOT against their floors for this GPU: three ways of measuring them, the\n"
+           "  ratio TPOT / floor in the lesson's table, total / N, a prompt-length sweep across the\n"
+           "  ridge point, and TPOT in every mode.\n"
+           "  --model DIR   config.json + model.safetensors; default: TinyLlama's shape, synthetic weights\n");
+}
+
+static double median_of(const double *x, int n) { return stats_of(x, n).median; }
+static double spread_pct(const double *x, int n) { return 100 * stats_of(x, n).range_over_median; }
+
+/* ---- way 1: two generates subtracted (the simplest) --------------------------------------
+ * A generate of 1 new token is a prefill and a copy back: TTFT. One of NEW tokens adds
+ * NEW - 1 decode steps. */
+static double generate_wall_ms(GpuModel *m, const int *ids, int n_prompt, int n_new, Mode mode) {
+    static int out[NEW];
+    double t0 = now_ms();
+    gpu_generate(m, ids, n_prompt, 1, n_new, mode, out, NULL, NULL);
+    return now_ms() - t0;
+}
+
+/* ---- way 2: a streamer's timestamps --------------------------------------------------------
+ * gpu_generate calls back with each token as it reaches the host, like TextIteratorStreamer. */
+typedef struct { double t[NEW]; int n; } Stamps;
+static void on_token(int step, const int *tokens, double t_ms, void *ctx) {
+    Stamps *s = (Stamps *)ctx;
+    if (step < NEW) s->t[step] = t_ms;
+    s->n = step + 1;
+}
+
+/* ---- way 3: prefill and decode by hand, CUDA events around each ------------------------
+ * No synchronize between steps: the host runs ahead and the events time the GPU's side,
+ * the form the profiler sees. TTFT here ends when the first token exists on the GPU. */
+static void events_once(GpuModel *m, const int *ids, Mode mode, double *ttft, double *tpot) {
+    cudaStream_t s = gpu_model_stream(m);
+    cudaEvent_t e[NEW + 1];
+    for (int i = 0; i <= NEW; i++) CUDA_CHECK(cudaEventCreate(&e[i]));
+    CUDA_CHECK(cudaDeviceSynchronize());
+    CUDA_CHECK(cudaEventRecord(e[0], s));
+    gpu_prefill(m, ids, PROMPT, 1, NULL);
+    CUDA_CHECK(cudaEventRecord(e[1], s));
+    for (int i = 1; i < NEW; i++) {
+        gpu_decode_step(m, mode);
+        CUDA_CHECK(cudaEventRecord(e[i + 1], s));
+    }
+    CUDA_CHECK(cudaEventSynchronize(e[NEW]));
+    float ms;
+    double step[NEW];
+    CUDA_CHECK(cudaEventElapsedTime(&ms, e[0], e[1]));
+    *ttft = ms;
+    for (int i = 1; i < NEW; i++) {
+        CUDA_CHECK(cudaEventElapsedTime(&ms, e[i], e[i + 1]));
+        step[i - 1] = ms;
+    }
+    *tpot = median_of(step, NEW - 1);
+    for (int i = 0; i <= NEW; i++) CUDA_CHECK(cudaEventDestroy(e[i]));
+}
+
+/* TPOT of a mode: the median decode step of REPS generates (gpu_generate times each step
+ * with a synchronize, wall clock). */
+static double mode_tpot(GpuModel *m, const int *ids, Mode mode) {
+    static int out[NEW];
+    static GenTiming g;
+    double med[REPS];
+    gpu_generate(m, ids, PROMPT, 1, NEW, mode, out, NULL, NULL);   /* warm-up (graph capture) */
+    for (int r = 0; r < REPS; r++) {
+        g = gpu_generate(m, ids, PROMPT, 1, NEW, mode, out, NULL, NULL);
+        med[r] = median_of(g.step_ms, g.n_steps);
+    }
+    return median_of(med, REPS);
+}
+
+/* The lesson's table for the ratio TPOT / floor. */
+static const struct { double lo, hi; const char *meaning, *next; } TABLE[] = {
+    {0, 1.0, "faster than the floor: impossible", "a timing error or a wrong bandwidth figure"},
+    {1.0, 1.5, "almost at the bandwidth limit; for an eager loop suspect a missing sync first", "re-check Day 8"},
+    {1.5, 3, "memory-bound holds: the GPU spends most of the step moving weights", "the week-1 table can be trusted"},
+    {3, 6, "a block of time is not spent moving weights: host overhead of the same order as GPU time",
+     "find the gaps (Day 11)"},
+    {6, INFINITY, "overhead dominates: the GPU mostly waits for the host", "fewer launches (fusion, graphs) or bigger batches"},
+};
+
+typedef struct { GpuModel *m; const int *ids; int n; } PrefillCtx;
+static void prefill_fn(void *p) {
+    PrefillCtx *c = (PrefillCtx *)p;
+    gpu_prefill(c->m, c->ids, c->n, 1, NULL);
+}
+
+int main(int argc, char **argv) {
+    const char *model_dir = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) { usage(); return 0; }
+        else if (!strcmp(argv[i], "--model") && i + 1 < argc) model_dir = argv[++i];
+        else { usage(); die("day09: unknown argument '%s' (see --help)", argv[i]); }
+    }
+    printf("# Day 09: how far from the floor?\n");
+    GpuFacts g;
+    gpu_facts(&g);
+    gpu_measure_copy(&g, (size_t)1 << 30);
+    gpu_facts_print(&g);
+    GpuModelOpts o = {.model_dir = model_dir, .seed = 1, .max_batch = 1};
+    GpuModel *m = gpu_model_open(&o);
+    const Config *c = gpu_model_config(m);
+    config_print(c);
+    if (!model_dir) printf("weights=synthetic (TinyLlama's shape, seeded values: timings are real, the text is not)\n");
+    static int ids[MAX_PROMPT];
+    prompt_ids(model_dir, c, MAX_PROMPT, ids);
+
+    /* ---- 1. The floors for this GPU --------------------------------------------------- */
+    printf("\n## 1. floors (batch 1, fp16, %d-token prompt)\n", PROMPT);
+    double W = weight_bytes(c);
+    double floor_tpot = floor_tpot_ms(W, g.bw_gbs);
+    double ttft_compute, ttft_bytes;
+    double floor_ttft = ttft_floor_ms(c, PROMPT, g.fp16_tflops, g.bw_gbs, &ttft_compute, &ttft_bytes);
+    printf("weight_gb=%.3f bw_gbs=%.0f floor_tpot_ms=%.3f floor_tok_s=%.0f\n", W / 1e9, g.bw_gbs, floor_tpot, 1e3 / floor_tpot);
+    printf("floor_tpot_copy_ms=%.3f (against the measured copy bandwidth, %.0f GB/s)\n", floor_tpot_ms(W, g.copy_gbs), g.copy_gbs);
+    printf("decode_compute_ms=%.4f (%.2f GFLOP per token / peak: negligible)\n",
+           g.fp16_tflops > 0 ? decode_flops(c) / (g.fp16_tflops * 1e12) * 1e3 : NAN, decode_flops(c) / 1e9);
+    if (g.fp16_tflops > 0)
+        printf("floor_ttft_ms=%.3f = max(compute %.3f ms, bytes %.3f ms)\n", floor_ttft, ttft_compute, ttft_bytes);
+    else
+        printf("floor_ttft_ms=%.3f (bytes term only: this GPU's peak is not in the table)\n", floor_ttft);
+    double kv = kv_bytes_per_token(c) * (PROMPT + NEW);
+    printf("kv_cache_mb=%.1f at %d tokens = %.2f%% of the weights: negligible at batch 1\n", kv / 1e6, PROMPT + NEW,
+           100 * kv / W);
+
+    /* ---- 2. TTFT and TPOT, three ways ----------------------------------------------------- */
+    printf("\n## 2. TTFT and TPOT three ways (eager, batch 1, %d-token prompt, %d new tokens)\n", PROMPT, NEW);
+    for (int i = 0; i < 2; i++) generate_wall_ms(m, ids, PROMPT, NEW, MODE_EAGER);   /* warm-up */
+    double t1[REPS], tn[REPS], sub_tpot[REPS];
+    for (int r = 0; r < REPS; r++) {
+        t1[r] = generate_wall_ms(m, ids, PROMPT, 1, MODE_EAGER);
+        tn[r] = generate_wall_ms(m, ids, PROMPT, NEW, MODE_EAGER);
+    }
+    double ttft_sub = median_of(t1, REPS), tpot_sub = (median_of(tn, REPS) - ttft_sub) / (NEW - 1);
+    for (int r = 0; r < REPS; r++) sub_tpot[r] = (tn[r] - t1[r]) / (NEW - 1);
+
+    static int out[NEW];
+    double st_ttft[REPS], st_tpot[REPS];
+    for (int r = 0; r < REPS; r++) {
+        Stamps s = {};
+        gpu_generate(m, ids, PROMPT, 1, NEW, MODE_EAGER, out, on_token, &s);
+        double d[NEW];
+        for (int i = 1; i < s.n; i++) d[i - 1] = s.t[i] - s.t[i - 1];
+        st_ttft[r] = s.t[0];
+        st_tpot[r] = median_of(d, s.n - 1);
+    }
+    double ev_ttft[REPS], ev_tpot[REPS];
+    for (int r = 0; r < REPS; r++) events_once(m, ids, MODE_EAGER, &ev_ttft[r], &ev_tpot[r]);
+
+    struct { const char *name; double *ttft, *tpot; } way[3] = {
+        {"sub", t1, sub_tpot}, {"stream", st_ttft, st_tpot}, {"events", ev_ttft, ev_tpot}};
+    const char *how[3] = {"generate(1) and generate(65) subtracted", "streamer timestamps per token",
+                          "events around prefill and each step"};
+    double ttft_w[3], tpot_w[3];
+    for (int w = 0; w < 3; w++) {
+        char key[32], note[96];
+        ttft_w[w] = w == 0 ? ttft_sub : median_of(way[w].ttft, REPS);
+        tpot_w[w] = w == 0 ? tpot_sub : median_of(way[w].tpot, REPS);
+        snprintf(note, sizeof note, "%s; spread %.1f%%", how[w], spread_pct(way[w].ttft, REPS));
+        snprintf(key, sizeof key, "ttft_ms_%s", way[w].name);
+        report("day09", key, floor_ttft, ttft_w[w], "ms", note);
+        snprintf(note, sizeof note, "%s; spread %.1f%%", how[w], spread_pct(way[w].tpot, REPS));
+        snprintf(key, sizeof key, "tpot_ms_%s", way[w].name);
+        report("day09", key, floor_tpot, tpot_w[w], "ms", note);
+    }
+    double lo = fmin(tpot_w[0], fmin(tpot_w[1], tpot_w[2])), hi = fmax(tpot_w[0], fmax(tpot_w[1], tpot_w[2]));
+    double spread = 100 * (hi - lo) / lo;
+    printf("tpot_methods_spread_pct=%.1f\n", spread);
+    printf("reading: %s\n", spread <= 20 ? "the three agree within the lesson's 10-20%: they timed the same steps"
+                                        : "more than 20% apart: one of them lost a sync or a warm-up (Day 8)");
+    printf("         the subtraction and the streamer include each token's copy back to the host; the events\n"
+           "         run without a sync between steps, so they show the GPU's pace with the host running ahead\n");
+
+    /* ---- 3. The ratio, in the lesson's table. TTFT and TPOT as a user sees them: the
+     * streamer's. MBU = bytes that had to move / time / bandwidth. */
+    printf("\n## 3. the ratio\n");
+    double ttft = ttft_w[1], tpot = tpot_w[1], ratio = tpot / floor_tpot;
+    report("day09", "ttft_ms", floor_ttft, ttft, "ms", "eager, batch 1, 200-token prompt, streamer");
+    report("day09", "tpot_ms", floor_tpot, tpot, "ms", "eager, batch 1, median step, streamer");
+    report("day09", "ratio", 1, ratio, "x", "TPOT / floor TPOT");
+    report("day09", "tok_s", 1e3 / floor_tpot, 1e3 / tpot, "tok/s", "1 / TPOT");
+    report("day09", "mbu", 100, 100 * W / (tpot * 1e-3) / (g.bw_gbs * 1e9), "%", "weight bytes / TPOT / bandwidth");
+    report("day09", "ttft_over_tpot", floor_ttft / floor_tpot, ttft / tpot, "x", "the lesson expects 2-5 on a T4");
+    for (size_t i = 0; i < sizeof TABLE / sizeof TABLE[0]; i++) {
+        int here = ratio >= TABLE[i].lo && ratio < TABLE[i].hi;
+        printf("%s %4.1f-%-4.1f %s -> %s\n", here ? "==>" : "   ", TABLE[i].lo, TABLE[i].hi, TABLE[i].meaning, TABLE[i].next);
+    }
+    printf("reading: the ratio says how far from the floor, not why (mistake #7): Day 10 and 11 split the\n"
+           "         step into kernel time and gaps. The modes below change only the launches.\n");
+
+    /* ---- 4. The same TPOT in every mode: the bytes are the same, the launches are not. */
+    printf("\n## 4. TPOT by mode (batch 1)\n");
+    for (int k = 0; k < MODE_COUNT; k++) {
+        Mode md = (Mode)k;
+        double t = mode_tpot(m, ids, md);
+        StepCounts sc = gpu_step_counts(m, md);
+        char key[32], note[96];
+        snprintf(note, sizeof note, "%d kernels, %d host launch%s per step", sc.kernels, sc.host_launches,
+                 sc.host_launches == 1 ? "" : "es");
+        snprintf(key, sizeof key, "tpot_ms_%s", mode_name(md));
+        report("day09", key, floor_tpot, t, "ms", note);
+        snprintf(key, sizeof key, "ratio_%s", mode_name(md));
+        report("day09", key, 1, t / floor_tpot, "x", note);
+        snprintf(key, sizeof key, "mbu_%s", mode_name(md));
+        report("day09", key, 100, 100 * floor_tpot / t, "%", note);
+    }
+
+    /* ---- 5. Mistake #6: total / N = TPOT + (TTFT - TPOT) / N. The TTFT is spread over the
+     * N tokens, the more so the fewer there are and the longer the prefill. Here with the
+     * 200-token prompt (TTFT and TPOT measured above), then with a 1024-token one, whose TTFT
+     * and TPOT come from the same two generates (N = 8 and 64) subtracted. */
+    printf("\n## 5. total / N is not TPOT (mistake #6)\n");
+    int ns[2] = {8, 64};
+    double tot[2][REPS], total[2];
+    for (int k = 0; k < 2; k++) {
+        for (int r = 0; r < REPS; r++) tot[k][r] = generate_wall_ms(m, ids, PROMPT, ns[k], MODE_EAGER);
+        total[k] = median_of(tot[k], REPS);
+        double per = total[k] / ns[k];
+        char key[32], note[160];
+        snprintf(key, sizeof key, "total_over_n_ms_%d", ns[k]);
+        snprintf(note, sizeof note, "%+.0f%% vs TPOT; TTFT + (N-1) x TPOT = %.2f ms, measured total %.2f ms",
+                 100 * (per / tpot - 1), ttft + (ns[k] - 1) * tpot, total[k]);
+        report("day09", key, tpot, per, "ms", note);
+    }
+    printf("reading: the error is (TTFT - TPOT) / N = %.3f ms at N = 8: small when TTFT ~ TPOT (here %.1fx)\n",
+           (ttft - tpot) / 8, ttft / tpot);
+    if (LONG_PROMPT + 64 <= c->max_seq) {
+        for (int k = 0; k < 2; k++) {
+            for (int r = 0; r < REPS; r++) tot[k][r] = generate_wall_ms(m, ids, LONG_PROMPT, ns[k], MODE_EAGER);
+            total[k] = median_of(tot[k], REPS);
+        }
+        double tpot_l = (total[1] - total[0]) / (ns[1] - ns[0]), ttft_l = total[0] - (ns[0] - 1) * tpot_l;
+        printf("long_prompt=%d ttft_ms=%.2f tpot_ms=%.3f\n", LONG_PROMPT, ttft_l, tpot_l);
+        for (int k = 0; k < 2; k++) {
+            char key[40], note[96];
+            snprintf(key, sizeof key, "total_over_n_ms_%d_long", ns[k]);
+            snprintf(note, sizeof note, "%d-token prompt: %+.0f%% vs its TPOT", LONG_PROMPT,
+                     100 * (total[k] / ns[k] / tpot_l - 1));
+            report("day09", key, tpot_l, total[k] / ns[k], "ms", note);
+        }
+    }
+
+    /* ---- 6. Prefill across the ridge (self-test 2). Intensity = 2 x params x tokens FLOP
+     * over 2 x params bytes = tokens, whatever the model. Below the ridge the weights' bytes
+     * bound the prefill, above it the FLOPs. GPU time by events; attention FLOPs left out.
+     * (The kit prefills at most 512 tokens a pass, common/gpu_model.cu, so a longer prompt
+     * reads the weights once per pass: still far above the ridge.) */
+    printf("\n## 6. prefill sweep: arithmetic intensity vs this GPU's ridge (%.0f FLOP/byte)\n", g.ridge);
+    char note[128];
+    snprintf(note, sizeof note, "FLOP per weight byte of a %d-token prefill; %s", PROMPT,
+             g.ridge <= 0 ? "ridge unknown" : PROMPT < g.ridge ? "below the ridge: memory-bound" : "above the ridge: compute-bound");
+    report("day09", "prefill_intensity_200", g.ridge > 0 ? g.ridge : NAN, prefill_intensity(PROMPT), "FLOP/B", note);
+    double best = 0;
+    int best_n = 0, last_n = 0;
+    double last = 0;
+    for (size_t i = 0; i < sizeof SWEEP / sizeof SWEEP[0]; i++) {
+        int n = SWEEP[i];
+        if (n >= c->max_seq) { printf("prefill_len=%d skipped (max_seq %d)\n", n, c->max_seq); continue; }
+        PrefillCtx pc = {m, ids, n};
+        BenchResult r = bench(prefill_fn, &pc, (BenchOpts){.warmup = 1, .iters = 3, .use_events = 1,
+                                                          .stream = gpu_model_stream(m)});
+        double cm, bm, fl = ttft_floor_ms(c, n, g.fp16_tflops, g.bw_gbs, &cm, &bm);
+        double achieved = decode_flops(c) * n / (r.s.median * 1e-3) / 1e12;
+        double roof = g.fp16_tflops > 0 ? fmin(g.fp16_tflops, prefill_intensity(n) * g.bw_gbs / 1e3) : NAN;
+        printf("prefill_len=%d intensity=%.0f side=%s prefill_ms=%.3f floor_ms=%.3f (compute %.3f, bytes %.3f) "
+               "ratio=%.1f\n", n, prefill_intensity(n),
+               g.ridge <= 0 ? "unknown" : n < g.ridge ? "memory-bound" : "compute-bound", r.s.median, fl, cm, bm,
+               r.s.median / fl);
+        char key[32];
+        snprintf(key, sizeof key, "prefill_tflops_%d", n);
+        snprintf(note, sizeof note, "linear-layer FLOPs / prefill GPU time; theory = roofline min(peak, intensity x bw)");
+        report("day09", key, roof, achieved, "TFLOP/s", note);
+        if (achieved > best) best = achieved, best_n = n;
+        last = achieved, last_n = n;
+    }
+    printf("prefill_best_tflops=%.1f at %d tokens\n", best, best_n);
+    printf("reading: below the ridge the prefill rides the bandwidth slope and TFLOP/s grows with the prompt;\n"
+           "         'prefill is compute-bound' needs a prompt longer than the ridge on this GPU.\n");
+    if (last < 0.8 * best)
+        printf("reading: at %d tokens it falls to %.1f TFLOP/s: the attention over the prompt grows with its\n"
+               "         square and is not in the 2 x params x tokens count; the linear layers are not the cost there\n",
+               last_n, last);
+    gpu_model_free(m);
+    return 0;
+}

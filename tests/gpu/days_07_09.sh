@@ -1,0 +1,74 @@
+#!/bin/bash
+# days_07_09: bin/day07_warmup, bin/day08_timing and bin/day09_ttft_tpot on the synthetic
+# default, into a scratch results folder: each exits 0 and writes every row of the contract,
+# --help works and a bad argument is one sentence and exit 1; and the lessons' claims hold
+# on this GPU: the first generate is slower than a warm one, an unsynced matmul "beats" the
+# peak, the synced one does not, a TPOT is never below its floor, graph beats eager.
+cd "$(dirname "$0")/../.."
+pass=0 fail=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export KIT_RESULTS=$tmp
+rows=$tmp/rows.tsv
+
+ok() { # NAME CONDITION-EXIT-CODE
+  if [ "$2" = 0 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL $1"; fi
+}
+col() { awk -F'\t' -v d="$1" -v k="$2" -v c="$3" '$1 == d && $2 == k { print $c }' "$rows"; }
+row() { col "$1" "$2" 4; }
+theory() { col "$1" "$2" 3; }
+has_row() { [ -n "$(row "$1" "$2")" ]; }
+holds() { awk "BEGIN { exit !($1) }"; }   # an awk condition over numbers
+
+for b in day07_warmup day08_timing day09_ttft_tpot; do
+  [ -x bin/$b ] || { echo "bin/$b is not built (make bin/$b)"; echo "days_07_09: 0 passed, 1 failed"; exit 1; }
+  bin/$b --help >"$tmp/help" 2>&1; ok "$b --help exits 0" $?
+  grep -q "^usage: $b" "$tmp/help"; ok "$b --help prints its usage" $?
+  bin/$b --no-such-flag >/dev/null 2>"$tmp/err"; rc=$?
+  [ $rc = 1 ] && [ "$(wc -l <"$tmp/err")" = 1 ]; ok "$b: a bad argument is one sentence and exit 1 (rc $rc)" $?
+done
+
+for b in day07_warmup day08_timing day09_ttft_tpot; do
+  bin/$b >"$tmp/$b.log" 2>&1; ok "$b exits 0 (log: $(tail -2 "$tmp/$b.log"))" $?
+  cp "$tmp/$b.log" "${BUILD:-build}/tests/gpu/" 2>/dev/null
+  grep -q '^gpu_name=' "$tmp/$b.log"; ok "$b prints the GPU facts" $?
+done
+
+for k in gpu context_ms cublas_handle_ms load_ms load_gbs weight_gb first_gemm_ms second_gemm_ms \
+         first_generate_ms warm_generate_ms first_over_warm warm_range_pct fit_7b_gb; do
+  has_row day07 $k; ok "day07 row $k" $?
+done
+for k in time_nosync_ms time_sync_after_ms time_sync_both_ms time_events_ms matmul_nosync_tflops \
+         matmul_synced_tflops implicit_sync_d2h_ms implicit_sync_malloc_ms implicit_sync_free_ms \
+         implicit_sync_legacy_ms bench_range_pct_nosync bench_range_pct_sync events_minus_wall_us; do
+  has_row day08 $k; ok "day08 row $k" $?
+done
+for k in ttft_ms tpot_ms ratio tok_s mbu ttft_over_tpot ttft_ms_sub ttft_ms_stream ttft_ms_events \
+         tpot_ms_sub tpot_ms_stream tpot_ms_events tpot_ms_eager ratio_eager mbu_eager tpot_ms_fused \
+         ratio_fused mbu_fused tpot_ms_graph ratio_graph mbu_graph total_over_n_ms_8 total_over_n_ms_64 \
+         prefill_intensity_200 prefill_tflops_200; do
+  has_row day09 $k; ok "day09 row $k" $?
+done
+
+# the lessons' claims, on this GPU
+holds "$(row day07 first_over_warm) > 1"; ok "first generate slower than a warm one ($(row day07 first_over_warm)x)" $?
+holds "$(row day07 first_gemm_ms) > $(row day07 second_gemm_ms)"; ok "first GEMM of a shape slower than the second" $?
+w=$(row day07 weight_gb) t=$(theory day07 weight_gb)
+holds "$w >= $t && $w < 1.5 * $t"; ok "device memory after load ($w GB) is the fp16 weights ($t GB) plus a little" $?
+p=$(theory day08 matmul_nosync_tflops)
+if [ "$p" != "-" ]; then
+  holds "$(row day08 matmul_nosync_tflops) > $p"; ok "unsynced matmul TFLOP/s above the peak $p" $?
+  holds "$(row day08 matmul_synced_tflops) < $p"; ok "synced matmul TFLOP/s below the peak $p" $?
+fi
+holds "$(row day08 time_sync_after_ms) > $(row day08 time_sync_both_ms)"; ok "sync-after-only includes the queued prefill" $?
+holds "$(row day08 implicit_sync_d2h_ms) > 25"; ok "a device-to-host cudaMemcpy waits for queued work" $?
+holds "$(row day08 bench_range_pct_nosync) > $(row day08 bench_range_pct_sync)"; ok "bench without its first sync spreads more" $?
+for k in tpot_ms tpot_ms_events tpot_ms_eager tpot_ms_fused tpot_ms_graph; do
+  holds "$(row day09 $k) >= 0.95 * $(theory day09 $k)"; ok "day09 $k $(row day09 $k) not below its floor $(theory day09 $k)" $?
+done
+holds "$(row day09 tpot_ms_graph) < $(row day09 tpot_ms_eager)"; ok "graph TPOT < eager TPOT" $?
+holds "$(row day09 total_over_n_ms_8_long) > 1.3 * $(theory day09 total_over_n_ms_8_long)"; ok "1024-token prompt: total/8 overstates TPOT by more than 30%" $?
+[ "$(row day09 prefill_intensity_200)" = 200 ]; ok "prefill intensity at 200 tokens = 200" $?
+
+echo "days_07_09: $pass passed, $fail failed"
+[ "$fail" = 0 ]
