@@ -23,6 +23,7 @@ typedef struct {
     int max_batch;          /* rows of the KV cache (default 1) */
     int max_seq;            /* KV cache length (default: config max_seq) */
     int quiet;              /* 0: print the load line (bytes, GB/s, dtype on disk -> fp16) */
+    const Config *config;   /* synthetic weights of this shape instead of TinyLlama's (tests) */
 } GpuModelOpts;
 
 GpuModel *gpu_model_open(const GpuModelOpts *o);
@@ -32,12 +33,17 @@ double gpu_model_load_ms(const GpuModel *m);        /* disk -> GPU (or synthetic
 long long gpu_model_weight_bytes(const GpuModel *m);/* fp16 bytes on the GPU */
 const char *gpu_model_disk_dtype(const GpuModel *m);/* "bf16", "fp16", "fp32", "synthetic" */
 cudaStream_t gpu_model_stream(const GpuModel *m);
+/* An order-free hash of every fp16 weight on the GPU: equal weights, equal checksum. */
+unsigned long long gpu_model_checksum(GpuModel *m);
 
 /* Prefill `n` prompt tokens into every batch row (rows restart at position 0) and
  * write the first new token of each row to device memory. Does not synchronize.
  * logits_host (optional, n x vocab floats) receives the logits of every prompt position
  * (this synchronizes). */
 void gpu_prefill(GpuModel *m, const int *ids, int n, int batch, float *logits_host);
+/* The same with a prompt of its own per row: row r's lens[r] ids follow row r-1's in ids;
+ * logits_host (optional) receives (lens[0] + ... + lens[batch-1]) x vocab floats. */
+void gpu_prefill_rows(GpuModel *m, const int *ids, const int *lens, int batch, float *logits_host);
 /* One decode step for the `batch` rows: consumes the last tokens, appends to the KV
  * cache, writes the next tokens to device memory. Does not synchronize. */
 void gpu_decode_step(GpuModel *m, Mode mode);

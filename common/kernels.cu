@@ -1,0 +1,239 @@
+/* kernels: weights, the token path (prefill and large-batch decode) and the eager
+ * decomposition. The decode GEMV is in kernels_gemv.cu, attention in kernels_attn.cu. */
+#include "kernels.cuh"
+#include "gpu.h"
+#include "launch.h"
+#include "model.h"
+
+static int grid_for(long long n, int threads) {
+    long long g = (n + threads - 1) / threads;
+    return (int)(g < 1 ? 1 : g > 16384 ? 16384 : g);
+}
+
+/* ---------------------------------------------------------------- weights */
+__global__ void synth_weights(half *dst, long long n, uint64_t seed, int tensor_index, int is_norm) {
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x)
+        dst[i] = f16(synth_value(seed, tensor_index, i, is_norm));
+}
+void k_synth_fill(cudaStream_t s, half *dst, long long n, uint64_t seed, int tensor_index, int is_norm) {
+    LAUNCH(P_OTHER, -1, "synth_weights", synth_weights, grid_for(n, 256), 256, 0, s, dst, n, seed, tensor_index, is_norm);
+}
+
+__global__ void convert_to_fp16(half *dst, const void *src, long long n, int src_is_f32) {
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {
+        float v = src_is_f32 ? ((const float *)src)[i]
+                             : __uint_as_float((unsigned)((const uint16_t *)src)[i] << 16);
+        dst[i] = f16(v);
+    }
+}
+void k_convert(cudaStream_t s, half *dst, const void *src, long long n, int src_is_f32) {
+    LAUNCH(P_OTHER, -1, "convert_to_fp16", convert_to_fp16, grid_for(n, 256), 256, 0, s, dst, src, n, src_is_f32);
+}
+
+__global__ void weights_checksum(const half *w, long long n, unsigned long long *sum) {
+    unsigned long long acc = 0;
+    const uint16_t *b = (const uint16_t *)w;
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x)
+        acc += synth_mix(((uint64_t)i << 16) | b[i]);
+    for (int o = 16; o > 0; o >>= 1) acc += __shfl_xor_sync(0xffffffffu, acc, o);
+    if ((threadIdx.x & 31) == 0) atomicAdd(sum, acc);
+}
+void k_checksum(cudaStream_t s, const half *w, long long n, unsigned long long *sum) {
+    LAUNCH(P_OTHER, -1, "weights_checksum", weights_checksum, grid_for(n, 256), 256, 0, s, w, n, sum);
+}
+
+__global__ void rope_table(half *cos_t, half *sin_t, int max_seq, int hd, float theta) {
+    int half_hd = hd / 2;
+    for (int j = blockIdx.x * blockDim.x + threadIdx.x; j < max_seq * half_hd; j += gridDim.x * blockDim.x) {
+        int p = j / half_hd, i = j % half_hd;
+        float inv = 1.0f / powf(theta, (float)(2 * i) / (float)hd);
+        float a = (float)p * inv;
+        cos_t[j] = f16(cosf(a));
+        sin_t[j] = f16(sinf(a));
+    }
+}
+void k_rope_table(cudaStream_t s, half *cos_t, half *sin_t, int max_seq, int head_dim, float theta) {
+    LAUNCH(P_ROPE, -1, "rope_table", rope_table, grid_for((long long)max_seq * head_dim / 2, 256), 256, 0, s,
+           cos_t, sin_t, max_seq, head_dim, theta);
+}
+
+/* ---------------------------------------------------------------- the token path */
+__global__ void embed(const int *tok, const half *E, half *out, int dim) {
+    pdl_launch_dependents();
+    pdl_wait();
+    const int4 *src = (const int4 *)(E + (long long)tok[blockIdx.x] * dim);
+    int4 *dst = (int4 *)(out + (long long)blockIdx.x * dim);
+    for (int i = threadIdx.x; i < dim / 8; i += blockDim.x) dst[i] = src[i];
+}
+void k_embed(cudaStream_t s, int pdl, const int *tok, const half *E, half *out, int T, int dim) {
+    LAUNCH_PDL(pdl, P_EMBED, -1, "embed", embed, T, 128, 0, s, tok, E, out, dim);
+}
+
+/* the same arithmetic, in the same order, as the GEMV's norm prologue */
+__global__ void rmsnorm(const half *x, const int *xmap, const half *w, half *out, const int *omap, int dim, float eps) {
+    pdl_launch_dependents();
+    pdl_wait();
+    const half *xr = x + (long long)(xmap ? xmap[blockIdx.x] : blockIdx.x) * dim;
+    half *o = out + (long long)(omap ? omap[blockIdx.x] : blockIdx.x) * dim;
+    float r = rms_scale(block_sum(row_sumsq(xr, dim)), dim, eps);
+    for (int i = threadIdx.x; i < dim; i += NORM_THREADS) o[i] = rms_apply(xr[i], r, w[i]);
+}
+void k_rmsnorm(cudaStream_t s, int pdl, int layer, const half *x, const int *xmap, const half *w, half *out,
+               const int *omap, int T, int dim, float eps) {
+    LAUNCH_PDL(pdl, P_NORM, layer, "rmsnorm", rmsnorm, T, NORM_THREADS, 0, s, x, xmap, w, out, omap, dim, eps);
+}
+
+__global__ void rope_kv_append(half *qkv, const int *row, const int *pos, const half *cos_t, const half *sin_t,
+                               half *kc, half *vc, int nh, int nkv, int hd, int max_seq) {
+    int t = blockIdx.x, hh = hd / 2, p = pos[t];
+    half *x = qkv + (long long)t * (nh + 2 * nkv) * hd;
+    long long rowbase = (long long)row[t] * nkv * max_seq;
+    for (int j = threadIdx.x; j < (nh + nkv) * hh; j += blockDim.x) {
+        int head = j / hh, i = j % hh;
+        half a = x[head * hd + i], b = x[head * hd + i + hh];
+        rope_pair(a, b, cos_t[p * hh + i], sin_t[p * hh + i]);
+        half *d = head < nh ? x + head * hd : kc + ((rowbase + (long long)(head - nh) * max_seq + p) * hd);
+        d[i] = a;
+        d[i + hh] = b;
+    }
+    for (int j = threadIdx.x; j < nkv * hd; j += blockDim.x)
+        vc[(rowbase + (long long)(j / hd) * max_seq + p) * hd + j % hd] = x[(nh + nkv) * hd + j];
+}
+void k_rope_kv_append(cudaStream_t s, int layer, half *qkv, const int *row, const int *pos,
+                      const half *cos_t, const half *sin_t, half *kc, half *vc,
+                      int T, int nh, int nkv, int hd, int max_seq) {
+    LAUNCH(P_ROPE, layer, "rope_kv_append", rope_kv_append, T, 256, 0, s, qkv, row, pos, cos_t, sin_t, kc, vc,
+           nh, nkv, hd, max_seq);
+}
+
+__global__ void silu_mul(const half *gu, half *act, int T, int hidden) {
+    long long n = (long long)T * hidden;
+    for (long long j = blockIdx.x * (long long)blockDim.x + threadIdx.x; j < n; j += (long long)gridDim.x * blockDim.x) {
+        long long t = j / hidden, i = j % hidden;
+        const half *r = gu + t * 2 * hidden;
+        act[j] = f16(f32(f16(silu_f(f32(r[i])))) * f32(r[hidden + i]));
+    }
+}
+void k_silu_mul(cudaStream_t s, int layer, const half *gu, half *act, int T, int hidden) {
+    LAUNCH(P_SILU_MUL, layer, "silu_mul", silu_mul, grid_for((long long)T * hidden, 256), 256, 0, s, gu, act, T, hidden);
+}
+
+__global__ void argmax(const half *logits, int vocab, int *tok, int *pos, int advance) {
+    __shared__ float bv[32];
+    __shared__ int bi[32];
+    pdl_launch_dependents();
+    pdl_wait();
+    const half *x = logits + (long long)blockIdx.x * vocab;
+    float best = -INFINITY;
+    int idx = 0x7fffffff;
+    for (int i = threadIdx.x; i < vocab; i += blockDim.x) {
+        float v = f32(x[i]);
+        if (v > best) best = v, idx = i;     /* i grows: the first max is kept */
+    }
+    for (int o = 16; o > 0; o >>= 1) {
+        float v = __shfl_xor_sync(0xffffffffu, best, o);
+        int j = __shfl_xor_sync(0xffffffffu, idx, o);
+        if (v > best || (v == best && j < idx)) best = v, idx = j;
+    }
+    if ((threadIdx.x & 31) == 0) bv[threadIdx.x >> 5] = best, bi[threadIdx.x >> 5] = idx;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        for (int w = 1; w < (int)(blockDim.x >> 5); w++)
+            if (bv[w] > best || (bv[w] == best && bi[w] < idx)) best = bv[w], idx = bi[w];
+        tok[blockIdx.x] = idx == 0x7fffffff ? 0 : idx;
+        if (pos) pos[blockIdx.x] += advance;
+    }
+}
+void k_argmax(cudaStream_t s, int pdl, const half *logits, int B, int vocab, int *tok, int *pos, int advance) {
+    LAUNCH_PDL(pdl, P_ARGMAX, -1, "argmax", argmax, B, 1024, 0, s, logits, vocab, tok, pos, advance);
+}
+
+/* ---------------------------------------------------------------- eager
+ * One kernel per PyTorch op (or small group of ops) of Hugging Face's LlamaForCausalLM;
+ * each comment names what it stands for. */
+
+/* LlamaRMSNorm: hidden_states.to(torch.float32).pow(2) */
+__global__ void rmsnorm_pow(const half *x, float *sq, long long n) {
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x)
+        sq[i] = f32(x[i]) * f32(x[i]);
+}
+void k_rms_pow(cudaStream_t s, int layer, const half *x, float *sq, int T, int dim) {
+    long long n = (long long)T * dim;
+    LAUNCH(P_NORM, layer, "pow", rmsnorm_pow, grid_for(n, 256), 256, 0, s, x, sq, n);
+}
+/* LlamaRMSNorm: variance = .mean(-1, keepdim=True); torch.rsqrt(variance + eps) (a reduce
+ * kernel, like PyTorch's reduce_kernel for mean) */
+__global__ void rmsnorm_mean_rsqrt(const float *sq, float *r, int dim, float eps) {
+    const float *x = sq + (long long)blockIdx.x * dim;
+    float ss = 0;
+    for (int i = threadIdx.x; i < dim; i += blockDim.x) ss += x[i];
+    ss = block_sum(ss);
+    if (threadIdx.x == 0) r[blockIdx.x] = rsqrtf(ss / dim + eps);
+}
+void k_rms_mean_rsqrt(cudaStream_t s, int layer, const float *sq, float *r, int T, int dim, float eps) {
+    LAUNCH(P_NORM, layer, "mean_rsqrt", rmsnorm_mean_rsqrt, T, 256, 0, s, sq, r, dim, eps);
+}
+/* LlamaRMSNorm: hidden_states * rsqrt, .to(float16), self.weight * hidden_states */
+__global__ void rmsnorm_mul(const half *x, const float *r, const half *w, half *out, int dim, long long n) {
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x)
+        out[i] = f16(f32(w[i % dim]) * f32(f16(f32(x[i]) * r[i / dim])));
+}
+void k_rms_mul(cudaStream_t s, int layer, const half *x, const float *r, const half *w, half *out, int T, int dim) {
+    long long n = (long long)T * dim;
+    LAUNCH(P_NORM, layer, "mul", rmsnorm_mul, grid_for(n, 256), 256, 0, s, x, r, w, out, dim, n);
+}
+/* apply_rotary_pos_emb: q * cos + rotate_half(q) * sin, and the same for k (cos/sin
+ * gathered at each row's position, as LlamaRotaryEmbedding computes them) */
+__global__ void rope_qk(half *q, half *k, const int *pos, const half *cos_t, const half *sin_t, int T, int nh,
+                        int nkv, int hd) {
+    int hh = hd / 2, heads = nh + nkv;
+    for (int j = blockIdx.x * blockDim.x + threadIdx.x; j < T * heads * hh; j += gridDim.x * blockDim.x) {
+        int t = j / (heads * hh), head = j / hh % heads, i = j % hh, p = pos[t];
+        half *x = head < nh ? q + ((long long)t * nh + head) * hd : k + ((long long)t * nkv + head - nh) * hd;
+        rope_pair(x[i], x[i + hh], cos_t[p * hh + i], sin_t[p * hh + i]);
+    }
+}
+void k_rope_qk(cudaStream_t s, int layer, half *q, half *k, const int *pos, const half *cos_t,
+               const half *sin_t, int T, int nh, int nkv, int hd) {
+    LAUNCH(P_ROPE, layer, "rope", rope_qk, grid_for((long long)T * (nh + nkv) * hd / 2, 256), 256, 0, s,
+           q, k, pos, cos_t, sin_t, T, nh, nkv, hd);
+}
+/* StaticCache.update: k_out.index_copy_(2, cache_position, k), the same for v */
+__global__ void kv_append(const half *k, const half *v, const int *pos, half *kc, half *vc, int T, int nkv, int hd,
+                          int max_seq) {
+    for (int j = blockIdx.x * blockDim.x + threadIdx.x; j < T * nkv * hd; j += gridDim.x * blockDim.x) {
+        int t = j / (nkv * hd), head = j / hd % nkv, d = j % hd;
+        long long at = (((long long)t * nkv + head) * max_seq + pos[t]) * hd + d;
+        kc[at] = k[j];
+        vc[at] = v[j];
+    }
+}
+void k_kv_append(cudaStream_t s, int layer, const half *k, const half *v, const int *pos, half *kc,
+                 half *vc, int T, int nkv, int hd, int max_seq) {
+    LAUNCH(P_KV_APPEND, layer, "kv_append", kv_append, grid_for((long long)T * nkv * hd, 256), 256, 0, s,
+           k, v, pos, kc, vc, T, nkv, hd, max_seq);
+}
+/* hidden_states = residual + hidden_states */
+__global__ void residual_add(half *hs, const half *y, long long n) {
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x)
+        hs[i] = f16(f32(hs[i]) + f32(y[i]));
+}
+void k_residual_add(cudaStream_t s, int layer, half *hs, const half *y, long long n) {
+    LAUNCH(P_RESIDUAL, layer, "residual_add", residual_add, grid_for(n, 256), 256, 0, s, hs, y, n);
+}
+/* LlamaMLP: self.act_fn(self.gate_proj(x)) */
+__global__ void silu(const half *g, half *out, long long n) {
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x)
+        out[i] = f16(silu_f(f32(g[i])));
+}
+void k_silu(cudaStream_t s, int layer, const half *g, half *out, long long n) {
+    LAUNCH(P_SILU_MUL, layer, "silu", silu, grid_for(n, 256), 256, 0, s, g, out, n);
+}
+/* LlamaMLP: act * self.up_proj(x) */
+__global__ void mul(const half *a, const half *b, half *out, long long n) {
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x)
+        out[i] = f16(f32(a[i]) * f32(b[i]));
+}
+void k_mul(cudaStream_t s, int layer, const half *a, const half *b, half *out, long long n) {
+    LAUNCH(P_SILU_MUL, layer, "mul", mul, grid_for(n, 256), 256, 0, s, a, b, out, n);
+}

@@ -1,0 +1,156 @@
+/* kernels: the model's GPU kernels, each behind a host launcher that goes through
+ * LAUNCH() (launch.h) with its model part and layer. Activations are fp16, row-major
+ * [tokens][width]; every sum is accumulated in fp32 and rounded to fp16 where Hugging
+ * Face's fp16 model rounds. The KV cache is [row][kv_head][max_seq][head_dim] per layer. */
+#ifndef KIT_KERNELS_CUH
+#define KIT_KERNELS_CUH
+#include <cuda_fp16.h>
+#include <stdint.h>
+#include "parts.h"
+
+/* LAUNCH() with programmatic dependent launch when pdl is set (sm_90+): the kernel may start
+ * while the one before it finishes; it must call pdl_wait() before it reads what that one
+ * wrote (weights it may read before). Used by the fused decode step only. */
+#define LAUNCH_PDL(pdl, part, layer, opname, kernel, grid, block, smem, strm, ...)           \
+    do {                                                                                  \
+        op_begin(part, layer, opname);                                                    \
+        cudaLaunchAttribute at_;                                                          \
+        at_.id = cudaLaunchAttributeProgrammaticStreamSerialization;                      \
+        at_.val.programmaticStreamSerializationAllowed = 1;                               \
+        cudaLaunchConfig_t cf_ = {};                                                      \
+        cf_.gridDim = dim3(grid), cf_.blockDim = dim3(block);                             \
+        cf_.dynamicSmemBytes = smem, cf_.stream = strm;                                   \
+        cf_.attrs = &at_, cf_.numAttrs = (pdl) ? 1 : 0;                                   \
+        CUDA_CHECK(cudaLaunchKernelEx(&cf_, kernel, __VA_ARGS__));                        \
+        KERNEL_CHECK(opname);                                                             \
+        op_end();                                                                         \
+    } while (0)
+
+/* ---- weights (kernels.cu) ---- */
+void k_synth_fill(cudaStream_t s, half *dst, long long n, uint64_t seed, int tensor_index, int is_norm);
+void k_convert(cudaStream_t s, half *dst, const void *src, long long n, int src_is_f32);  /* bf16/f32 -> fp16 */
+void k_checksum(cudaStream_t s, const half *w, long long n, unsigned long long *sum);  /* order-free hash */
+/* cos/sin of every position x frequency, rounded to fp16 like HF's rotary embedding */
+void k_rope_table(cudaStream_t s, half *cos_t, half *sin_t, int max_seq, int head_dim, float theta);
+
+/* ---- the token path: any number of tokens, token t in KV-cache row row[t] at pos[t] ---- */
+void k_embed(cudaStream_t s, int pdl, const int *tok, const half *E, half *out, int T, int dim);
+/* out[orow] = w * (x[xrow] / rms(x[xrow])); xrow / orow = xmap / omap[i] (NULL: i) */
+void k_rmsnorm(cudaStream_t s, int pdl, int layer, const half *x, const int *xmap, const half *w, half *out,
+               const int *omap, int T, int dim, float eps);
+/* qkv [T][(nh + 2 nkv) hd]: RoPE on q in place and on k; k, v into the cache at (row, pos) */
+void k_rope_kv_append(cudaStream_t s, int layer, half *qkv, const int *row, const int *pos,
+                      const half *cos_t, const half *sin_t, half *kc, half *vc,
+                      int T, int nh, int nkv, int hd, int max_seq);
+void k_silu_mul(cudaStream_t s, int layer, const half *gu, half *act, int T, int hidden);
+/* tok[b] = argmax(logits[b]) (lowest id on ties, like torch.argmax); pos[b] += advance */
+void k_argmax(cudaStream_t s, int pdl, const half *logits, int B, int vocab, int *tok, int *pos, int advance);
+
+/* ---- the eager decomposition (kernels.cu) ---- */
+void k_rms_pow(cudaStream_t s, int layer, const half *x, float *sq, int T, int dim);
+void k_rms_mean_rsqrt(cudaStream_t s, int layer, const float *sq, float *r, int T, int dim, float eps);
+void k_rms_mul(cudaStream_t s, int layer, const half *x, const float *r, const half *w, half *out, int T, int dim);
+void k_rope_qk(cudaStream_t s, int layer, half *q, half *k, const int *pos, const half *cos_t,
+               const half *sin_t, int T, int nh, int nkv, int hd);
+void k_kv_append(cudaStream_t s, int layer, const half *k, const half *v, const int *pos, half *kc,
+                 half *vc, int T, int nkv, int hd, int max_seq);
+void k_residual_add(cudaStream_t s, int layer, half *h, const half *y, long long n);
+void k_silu(cudaStream_t s, int layer, const half *g, half *out, long long n);
+void k_mul(cudaStream_t s, int layer, const half *a, const half *b, half *out, long long n);
+
+/* ---- attention over the KV cache (kernels_attn.cu) ----
+ * Query t (row row[t] or t when row is NULL, position pos[t]) attends to cache positions
+ * 0..pos[t] of its row. `splits` blocks share each (query, kv head); the last one to
+ * finish combines their partial softmaxes (part; counter: T x nkv ints, zeroed once). */
+typedef struct {
+    const half *q; int q_stride;
+    const int *row, *pos;
+    const half *kc, *vc;
+    half *out; int out_stride;
+    int T, nh, nkv, hd, max_seq, splits;
+    float *part; int *counter;
+} AttnArgs;
+void k_attention(cudaStream_t s, int pdl, int layer, const AttnArgs *a);
+long long attn_part_floats(int slices, int group, int hd);   /* the part scratch for that many slices */
+enum { ATTN_MAX_SPLITS = 8 };
+int attn_supported(int nh, int nkv, int hd);    /* head_dim 16/32/64/128, <= 8 q heads per kv head */
+
+/* ---- decode GEMV for up to 32 rows on tensor cores (kernels_gemv.cu): y = W x ----
+ * W [N][K] fp16 is read once for all B rows. With norm_w (B <= GEMV_NORM_ROWS) x is
+ * RMS-normalised on the way in; the epilogue decides where the rows go. Each row's result is
+ * bit for bit the same whatever B is (batch-invariant). */
+enum { EPI_STORE, EPI_RESIDUAL, EPI_SILU_MUL, EPI_QKV_ROPE };
+typedef struct {
+    const half *w; int N, K;
+    const half *x; int x_stride, B;
+    const half *norm_w; float eps;
+    half *y; int y_stride;
+    /* EPI_QKV_ROPE: q -> y, k/v -> the cache at pos[b] */
+    const int *pos; const half *cos_t, *sin_t; half *kc, *vc; int nh, nkv, hd, max_seq;
+} GemvArgs;
+enum { GEMV_MAX_ROWS = 32, GEMV_NORM_ROWS = 8 };
+void k_gemv(cudaStream_t s, int pdl, Part part, int layer, int epi, const GemvArgs *a);
+
+/* ---- device helpers shared by the kernel files ---- */
+#ifdef __CUDACC__
+__device__ __forceinline__ half f16(float x) { return __float2half_rn(x); }
+__device__ __forceinline__ float f32(half x) { return __half2float(x); }
+__device__ __forceinline__ float warp_sum(float v) {
+    for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+    return v;
+}
+/* NB sums over the block (blockDim.x a multiple of 32), every thread gets them, always
+ * added in the same order: a tree in each warp, then a tree over the warps */
+template <int NB>
+__device__ __forceinline__ void block_sums(float (&v)[NB]) {
+    __shared__ float red[NB][32];
+    const int lane = threadIdx.x & 31;
+#pragma unroll
+    for (int b = 0; b < NB; b++) {
+        v[b] = warp_sum(v[b]);
+        if (lane == 0) red[b][threadIdx.x >> 5] = v[b];
+    }
+    __syncthreads();
+#pragma unroll
+    for (int b = 0; b < NB; b++) v[b] = warp_sum(lane < (int)(blockDim.x >> 5) ? red[b][lane] : 0.f);
+    __syncthreads();
+}
+__device__ __forceinline__ float block_sum(float v) {
+    float a[1] = {v};
+    block_sums<1>(a);
+    return a[0];
+}
+/* RMSNorm's 1 / sqrt(mean(x^2) + eps) of one row, by a block of 256 threads: thread i adds
+ * x[i], x[i + 256], ... (the GEMV's norm prologue adds in exactly this order) */
+enum { NORM_THREADS = 256 };
+__device__ __forceinline__ float row_sumsq(const half *x, int dim) {
+    float ss = 0.f;
+    for (int i = threadIdx.x; i < dim; i += NORM_THREADS) ss = fmaf(f32(x[i]), f32(x[i]), ss);
+    return ss;
+}
+__device__ __forceinline__ float rms_scale(float sumsq, int dim, float eps) { return rsqrtf(sumsq / dim + eps); }
+/* HF LlamaRMSNorm's rounding: weight * (x * r).to(fp16) */
+__device__ __forceinline__ half rms_apply(half x, float r, half w) { return f16(f32(w) * f32(f16(f32(x) * r))); }
+/* programmatic dependent launch (no-ops before sm_90 and when launched without it) */
+__device__ __forceinline__ void pdl_wait(void) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+__device__ __forceinline__ void pdl_launch_dependents(void) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+/* HF's apply_rotary_pos_emb on one pair (i, i + hd/2): q*cos + rotate_half(q)*sin, every
+ * product rounded to fp16 as torch does */
+__device__ __forceinline__ void rope_pair(half &a, half &b, half c, half s) {
+    float x0 = f32(a), x1 = f32(b);
+    a = f16(f32(f16(x0 * f32(c))) + f32(f16(-x1 * f32(s))));
+    b = f16(f32(f16(x1 * f32(c))) + f32(f16(x0 * f32(s))));
+}
+/* torch.nn.functional.silu in fp32 */
+__device__ __forceinline__ float silu_f(float g) { return g / (1.0f + expf(-g)); }
+#endif
+
+#endif

@@ -1,0 +1,212 @@
+/* The decode GEMV: y = W x for B <= 32 rows of x, W [N][K] fp16 read once for all of them.
+ * A decode step is this kernel streaming 2.2 GB of weights, so it is built for bandwidth:
+ *   - a block owns a tile of 16 output rows; its 8 warps split K, each lane streams 16-byte
+ *     loads of two rows (8 loads of each in flight, the first issued before the kernel
+ *     waits for the one before it: programmatic dependent launch);
+ *   - tensor cores do the arithmetic (mma m16n8k16, fp32 accumulation; m16n8k8 on sm_75):
+ *     the 16 rows are the A operand, up to 8 rows of x the B operand, so B = 1 costs the
+ *     same instructions as B = 8 and every weight is used for all rows at once. K is read
+ *     in a permuted order (lane t of a quad holds k 8t..8t+7 of a 32-wide chunk, in W and x
+ *     alike), which keeps every load 16 bytes wide and leaves the sum unchanged;
+ *   - the split over warps is added in a fixed order, and a row of x meets the same
+ *     instructions whatever B is, so its result is bit for bit the same at any batch size.
+ * The neighbours it fuses:
+ *   prologue  RMSNorm of x (B <= GEMV_NORM_ROWS; beyond that the caller runs rmsnorm, which
+ *             does the same arithmetic)
+ *   epilogue  EPI_QKV_ROPE  tile rows i and i + head_dim/2 of a head: RoPE on q and k, k and
+ *                           v straight into the KV cache
+ *             EPI_SILU_MUL  tile rows gate i and up i: silu(gate) * up
+ *             EPI_RESIDUAL  h += y (o_proj, down_proj)
+ *             EPI_STORE     y (lm_head) */
+#include <stdint.h>
+#include "kernels.cuh"
+#include "gpu.h"
+#include "launch.h"
+
+enum { GEMV_THREADS = 256, GEMV_WARPS = 8, GEMV_UNROLL = 8, CHUNK = 32 };
+
+/* c[4] += A (16 x 8k, rows g and g+8 of this lane in a0..a3) * B (8k x 8 cols) for one
+ * 32-wide k chunk: the lane holds k 8t..8t+7 of rows g (w0), g+8 (w1) and x row g (x) */
+__device__ __forceinline__ void mma_chunk(float (&c)[4], int4 w0, int4 w1, int4 x) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+                 : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+                 : "r"(w0.x), "r"(w1.x), "r"(w0.y), "r"(w1.y), "r"(x.x), "r"(x.y));
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+                 : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+                 : "r"(w0.z), "r"(w1.z), "r"(w0.w), "r"(w1.w), "r"(x.z), "r"(x.w));
+#else
+    const int a0[4] = {w0.x, w0.y, w0.z, w0.w}, a1[4] = {w1.x, w1.y, w1.z, w1.w}, b[4] = {x.x, x.y, x.z, x.w};
+#pragma unroll
+    for (int i = 0; i < 4; i++)
+        asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5}, {%6}, {%0,%1,%2,%3};"
+                     : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+                     : "r"(a0[i]), "r"(a1[i]), "r"(b[i]));
+#endif
+}
+
+/* weights are streamed once per step: keep them out of L1 */
+__device__ __forceinline__ int4 load_stream(const half *p) { return __ldcs((const int4 *)p); }
+
+/* the weight row of a tile's fragment row (h = 0: rows g, h = 1: rows g + 8) */
+template <int EPI>
+__device__ __forceinline__ int tile_row(const GemvArgs &a, int tile, int h, int g) {
+    if (EPI == EPI_SILU_MUL) return (h ? a.N / 2 : 0) + tile * 8 + g;
+    if (EPI == EPI_QKV_ROPE) {
+        const int hh = a.hd / 2, per_head = hh / 8;
+        return tile / per_head * a.hd + tile % per_head * 8 + g + h * hh;
+    }
+    return tile * 16 + h * 8 + g;
+}
+
+template <int NT, int EPI>
+__device__ __forceinline__ void gemv_tile(const GemvArgs &a) {
+    __shared__ float red[GEMV_WARPS][NT * 4][32];
+    __shared__ float rs[GEMV_NORM_ROWS];
+    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
+    const int r0 = tile_row<EPI>(a, blockIdx.x, 0, g), r1 = tile_row<EPI>(a, blockIdx.x, 1, g);
+    const bool ok0 = r0 < a.N, ok1 = r1 < a.N;
+    const half *w0 = a.w + (long long)(ok0 ? r0 : 0) * a.K, *w1 = a.w + (long long)(ok1 ? r1 : 0) * a.K;
+    const int nch = (a.K + CHUNK - 1) / CHUNK;
+
+    int4 wa[GEMV_UNROLL], wb[GEMV_UNROLL];
+    auto load = [&](int c0) {
+#pragma unroll
+        for (int u = 0; u < GEMV_UNROLL; u++) {
+            const int k = (c0 + u * GEMV_WARPS) * CHUNK + 8 * t;
+            wa[u] = wb[u] = make_int4(0, 0, 0, 0);
+            if (k < a.K) {
+                if (ok0) wa[u] = load_stream(w0 + k);
+                if (ok1) wb[u] = load_stream(w1 + k);
+            }
+        }
+    };
+    pdl_launch_dependents();
+    load(warp);                         /* weights do not depend on the kernel before */
+    pdl_wait();
+    if (a.norm_w) {                     /* RMSNorm scale of each row of x, as rmsnorm does it */
+        float ss[GEMV_NORM_ROWS];
+#pragma unroll
+        for (int b = 0; b < GEMV_NORM_ROWS; b++) ss[b] = b < a.B ? row_sumsq(a.x + (long long)b * a.x_stride, a.K) : 0.f;
+        block_sums<GEMV_NORM_ROWS>(ss);
+        if (threadIdx.x < GEMV_NORM_ROWS) rs[threadIdx.x] = rms_scale(ss[threadIdx.x], a.K, a.eps);
+        __syncthreads();
+    }
+    const half *xrow[NT];
+    float xr[NT];
+#pragma unroll
+    for (int nt = 0; nt < NT; nt++) {
+        const int b = min(nt * 8 + g, a.B - 1);
+        xrow[nt] = a.x + (long long)b * a.x_stride;
+        xr[nt] = a.norm_w ? rs[b < GEMV_NORM_ROWS ? b : 0] : 0.f;
+    }
+    float c[NT][4];
+#pragma unroll
+    for (int nt = 0; nt < NT; nt++) c[nt][0] = c[nt][1] = c[nt][2] = c[nt][3] = 0.f;
+    for (int c0 = warp; c0 < nch; c0 += GEMV_WARPS * GEMV_UNROLL) {
+        if (c0 != warp) load(c0);
+#pragma unroll
+        for (int u = 0; u < GEMV_UNROLL; u++) {
+            const int ch = c0 + u * GEMV_WARPS, k = ch * CHUNK + 8 * t;
+            if (ch >= nch) break;                                  /* the same for the whole warp */
+            int4 nw = make_int4(0, 0, 0, 0);
+            if (a.norm_w && k < a.K) nw = *(const int4 *)(a.norm_w + k);
+#pragma unroll
+            for (int nt = 0; nt < NT; nt++) {
+                int4 xv = make_int4(0, 0, 0, 0);
+                if (k < a.K) xv = *(const int4 *)(xrow[nt] + k);
+                if (a.norm_w) {
+                    half *xh = (half *)&xv;
+                    const half *wh = (const half *)&nw;
+#pragma unroll
+                    for (int i = 0; i < 8; i++) xh[i] = rms_apply(xh[i], xr[nt], wh[i]);
+                }
+                mma_chunk(c[nt], wa[u], wb[u], xv);
+            }
+        }
+    }
+    /* add the warps' partial sums in a fixed order */
+#pragma unroll
+    for (int nt = 0; nt < NT; nt++)
+#pragma unroll
+        for (int j = 0; j < 4; j++) red[warp][nt * 4 + j][lane] = c[nt][j];
+    __syncthreads();
+    if (warp) return;
+#pragma unroll
+    for (int nt = 0; nt < NT; nt++)
+#pragma unroll
+        for (int j = 0; j < 4; j++) {
+            float s = 0.f;
+#pragma unroll
+            for (int w = 0; w < GEMV_WARPS; w++) s += red[w][nt * 4 + j][lane];
+            c[nt][j] = s;
+        }
+    /* lane (g, t) holds rows r0 (c0, c1) and r1 (c2, c3) for x rows 2t and 2t + 1 of each tile */
+#pragma unroll
+    for (int nt = 0; nt < NT; nt++)
+#pragma unroll
+        for (int j = 0; j < 2; j++) {
+            const int b = nt * 8 + 2 * t + j;
+            if (b >= a.B) continue;
+            half y0 = f16(c[nt][j]), y1 = f16(c[nt][2 + j]);
+            half *y = a.y + (long long)b * a.y_stride;
+            if (EPI == EPI_STORE) {
+                if (ok0) y[r0] = y0;
+                if (ok1) y[r1] = y1;
+            } else if (EPI == EPI_RESIDUAL) {
+                if (ok0) y[r0] = f16(f32(y[r0]) + f32(y0));
+                if (ok1) y[r1] = f16(f32(y[r1]) + f32(y1));
+            } else if (EPI == EPI_SILU_MUL) {
+                y[r0] = f16(f32(f16(silu_f(f32(y0)))) * f32(y1));
+            } else {                                          /* EPI_QKV_ROPE */
+                const int hh = a.hd / 2, head = r0 / a.hd, i = r0 % a.hd, pos = a.pos[b];
+                if (head < a.nh + a.nkv) rope_pair(y0, y1, a.cos_t[pos * hh + i], a.sin_t[pos * hh + i]);
+                half *d;
+                if (head < a.nh) d = y + head * a.hd;
+                else {
+                    const bool is_k = head < a.nh + a.nkv;
+                    const int kvh = head - a.nh - (is_k ? 0 : a.nkv);
+                    d = (is_k ? a.kc : a.vc) + (((long long)b * a.nkv + kvh) * a.max_seq + pos) * a.hd;
+                }
+                d[i] = y0, d[i + hh] = y1;
+            }
+        }
+}
+
+/* one kernel name per job, so a profile says what ran */
+template <int NT> __global__ void __launch_bounds__(GEMV_THREADS) gemv_qkv_rope_append(GemvArgs a) {
+    gemv_tile<NT, EPI_QKV_ROPE>(a);
+}
+template <int NT> __global__ void __launch_bounds__(GEMV_THREADS) gemv_residual(GemvArgs a) {
+    gemv_tile<NT, EPI_RESIDUAL>(a);
+}
+template <int NT> __global__ void __launch_bounds__(GEMV_THREADS) gemv_gate_up_silu(GemvArgs a) {
+    gemv_tile<NT, EPI_SILU_MUL>(a);
+}
+template <int NT> __global__ void __launch_bounds__(GEMV_THREADS) gemv_lm_head(GemvArgs a) {
+    gemv_tile<NT, EPI_STORE>(a);
+}
+
+template <int NT>
+static void launch_nt(cudaStream_t s, int pdl, Part part, int layer, int epi, const GemvArgs *a) {
+    const int tiles = (a->N + 15) / 16;
+    switch (epi) {
+    case EPI_QKV_ROPE: LAUNCH_PDL(pdl, part, layer, "gemv_qkv_rope_append", gemv_qkv_rope_append<NT>, tiles, GEMV_THREADS, 0, s, *a); break;
+    case EPI_RESIDUAL: LAUNCH_PDL(pdl, part, layer, "gemv_residual", gemv_residual<NT>, tiles, GEMV_THREADS, 0, s, *a); break;
+    case EPI_SILU_MUL: LAUNCH_PDL(pdl, part, layer, "gemv_gate_up_silu", gemv_gate_up_silu<NT>, tiles, GEMV_THREADS, 0, s, *a); break;
+    default: LAUNCH_PDL(pdl, part, layer, "gemv_lm_head", gemv_lm_head<NT>, tiles, GEMV_THREADS, 0, s, *a); break;
+    }
+}
+
+void k_gemv(cudaStream_t s, int pdl, Part part, int layer, int epi, const GemvArgs *a) {
+    if (a->B < 1 || a->B > GEMV_MAX_ROWS || (a->norm_w && a->B > GEMV_NORM_ROWS) || a->K % 8 ||
+        (epi == EPI_QKV_ROPE && a->hd % 16) || ((epi == EPI_QKV_ROPE || epi == EPI_SILU_MUL) && a->N % 16))
+        die("gemv: %d rows of K=%d, N=%d are outside what it handles (B <= %d, <= %d with the norm; K %% 8 = 0)",
+            a->B, a->K, a->N, GEMV_MAX_ROWS, GEMV_NORM_ROWS);
+    switch ((a->B + 7) / 8) {
+    case 1: launch_nt<1>(s, pdl, part, layer, epi, a); break;
+    case 2: launch_nt<2>(s, pdl, part, layer, epi, a); break;
+    case 3: launch_nt<3>(s, pdl, part, layer, epi, a); break;
+    default: launch_nt<4>(s, pdl, part, layer, epi, a); break;
+    }
+}

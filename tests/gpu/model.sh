@@ -1,0 +1,57 @@
+#!/bin/bash
+# model.sh: bin/tinyllama on the GPU against Hugging Face transformers.
+#   1. the tiny fixture (bf16 on disk): greedy tokens = transformers' fp16 ones, logits at
+#      every prompt position within 2e-2 of its fp32 logits.f32, in every mode;
+#   2. a TinyLlama-shaped model made here by hf_reference.py (needs torch + transformers):
+#      the first 8 greedy tokens = transformers' fp16 ones, and all four modes agree.
+# SHARED is the folder holding fixtures/ and reference/ (or fixtures itself, with
+# reference/ beside it). Prints "model: N passed, N failed".
+cd "$(dirname "$0")/../.."
+SHARED=${SHARED:-../shared}
+if [ -d "$SHARED/fixtures" ]; then FIX=$SHARED/fixtures REF=$SHARED/reference
+else FIX=$SHARED REF=$SHARED/../reference; fi
+TMP=$(mktemp -d); trap 'rm -rf "$TMP"' EXIT
+pass=0; fail=0
+check() { if eval "$1"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL $2"; fi; }
+field() { python3 -c 'import json,sys; print(",".join(map(str, json.load(open(sys.argv[1]))[sys.argv[2]])))' "$1" "$2"; }
+# the first N of two comma lists are equal
+same() { [ "$(echo "$1" | cut -d, -f1-"$3")" = "$(echo "$2" | cut -d, -f1-"$3")" ]; }
+maxdiff() { python3 - "$1" "$2" <<'EOF'
+import array, sys
+a, b = array.array('f'), array.array('f')
+a.frombytes(open(sys.argv[1], 'rb').read()); b.frombytes(open(sys.argv[2], 'rb').read())
+print(max(abs(x - y) for x, y in zip(a, b)) if len(a) == len(b) and a else 'size-mismatch')
+EOF
+}
+
+# 1. the tiny fixture
+want=$(field "$FIX/tiny-llama/expected.json" greedy_fp16)
+for mode in eager fused graph graph_eager; do
+  bin/tinyllama --model "$FIX/tiny-llama" --new 16 --mode $mode --dump-logits "$TMP/l.f32" >"$TMP/out" 2>&1
+  got=$(sed -n 's/^tokens=//p' "$TMP/out")
+  check 'same "$got" "$want" 16' "tiny $mode: tokens $got, transformers fp16 $want"
+  d=$(maxdiff "$TMP/l.f32" "$FIX/tiny-llama/logits.f32")
+  check 'python3 -c "import sys; sys.exit(0 if float(\"$d\") < 2e-2 else 1)" 2>/dev/null' \
+        "tiny $mode: logits differ from logits.f32 by $d (limit 2e-2)"
+  echo "tiny $mode: tokens=$got max_logit_diff=$d"
+done
+
+# 2. a TinyLlama-shaped model from transformers
+if python3 "$REF/hf_reference.py" --shape tinyllama --out "$TMP/tl" >"$TMP/ref.log" 2>&1; then
+  want=$(field "$TMP/tl/expected.json" greedy_fp16)
+  first=
+  for mode in eager fused graph graph_eager; do
+    bin/tinyllama --model "$TMP/tl" --new 16 --mode $mode >"$TMP/out" 2>&1
+    got=$(sed -n 's/^tokens=//p' "$TMP/out")
+    [ -z "$first" ] && first=$got
+    check 'same "$got" "$want" 8' "tinyllama $mode: tokens $got, transformers fp16 $want (first 8 must agree)"
+    check '[ "$got" = "$first" ]' "tinyllama $mode: tokens $got differ from eager's $first"
+    echo "tinyllama $mode: tokens=$got $(grep -E '^(load_gbs|tpot_ms)=' "$TMP/out" | tr '\n' ' ')"
+  done
+  echo "tinyllama transformers fp16: $want"
+else
+  fail=$((fail + 1)); echo "FAIL hf_reference.py --shape tinyllama did not run (needs torch + transformers):"
+  tail -3 "$TMP/ref.log"
+fi
+echo "model: $pass passed, $fail failed"
+[ $fail = 0 ]
