@@ -4,7 +4,8 @@
 #   make test-gpu   the GPU tests (needs a GPU)
 #   make dayNN      build and run one day;  make model  downloads the real TinyLlama weights
 # Variables: ARCH=75 (build for one compute capability), MODEL=dir (weights), SHARED=dir
-# (the fixtures folder), DEBUG=1 (synchronize and check after every kernel launch).
+# (the fixtures folder), DEBUG=1 (synchronize and check after every kernel launch),
+# NVEXTRA=... (more nvcc flags, e.g. NVEXTRA=-DGEMV_UNROLL=4 to try a kernel variant).
 
 SHARED    ?= ../shared
 BUILD     ?= build
@@ -31,7 +32,7 @@ DEBUGDEF  := $(if $(DEBUG),-DKIT_DEBUG=1,)
 
 CFLAGS   := -std=c11 -O2 -g -Wall -Wextra -Wno-unused-parameter -D_GNU_SOURCE -Icommon $(DEBUGDEF)
 NVFLAGS  := -O3 -std=c++17 -lineinfo $(GENCODE) -Icommon -I$(CUPTI_INC) $(DEBUGDEF) \
-            -Xcompiler -Wall,-Wno-unused-function -D_GNU_SOURCE
+            -Xcompiler -Wall,-Wno-unused-function -D_GNU_SOURCE $(NVEXTRA)
 LDLIBS   := -L$(CUDA_HOME)/lib64 -L$(CUPTI_LIB) -Xlinker -rpath,$(CUDA_HOME)/lib64 \
             -Xlinker -rpath,$(CUPTI_LIB) -lcublas -lcupti -lcudart -lcjson -lstb -lm -ldl -lpthread
 HOSTLIBS := -lcjson -lstb -lm
@@ -106,8 +107,8 @@ check-answers: programs
 bench: gpu-check programs | results
 	bin/bench $(MODEL_ARGS)
 
-all: gpu-check programs
-	@start=$$(date +%s); \
+all: gpu-check
+	@start=$$(date +%s); $(MAKE) --no-print-directory programs || exit 1; \
 	for d in $(DAYS) day12; do $(MAKE) --no-print-directory $$d || exit 1; done; \
 	$(MAKE) --no-print-directory check-answers; rc=$$?; \
 	echo "make all: $$(( $$(date +%s) - start )) s; the report is results/REPORT.md"; exit $$rc

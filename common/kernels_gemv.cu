@@ -23,7 +23,16 @@
 #include "gpu.h"
 #include "launch.h"
 
-enum { GEMV_THREADS = 256, GEMV_WARPS = 8, GEMV_UNROLL = 8, CHUNK = 32 };
+/* 8 warps of 32 lanes split K (the norm prologue's order assumes 256 threads); each lane
+ * keeps GEMV_UNROLL 16-byte loads of each of its two rows in flight; GEMV_MIN_BLOCKS caps the
+ * registers so that many blocks stay resident per SM (tunable with -D; tests/gpu/PERF_LOG.md) */
+#ifndef GEMV_UNROLL
+#define GEMV_UNROLL 8
+#endif
+#ifndef GEMV_MIN_BLOCKS
+#define GEMV_MIN_BLOCKS 1
+#endif
+enum { GEMV_THREADS = 256, GEMV_WARPS = 8, CHUNK = 32 };
 
 /* c[4] += A (16 x 8k, rows g and g+8 of this lane in a0..a3) * B (8k x 8 cols) for one
  * 32-wide k chunk: the lane holds k 8t..8t+7 of rows g (w0), g+8 (w1) and x row g (x) */
@@ -174,16 +183,16 @@ __device__ __forceinline__ void gemv_tile(const GemvArgs &a) {
 }
 
 /* one kernel name per job, so a profile says what ran */
-template <int NT> __global__ void __launch_bounds__(GEMV_THREADS) gemv_qkv_rope_append(GemvArgs a) {
+template <int NT> __global__ void __launch_bounds__(GEMV_THREADS, GEMV_MIN_BLOCKS) gemv_qkv_rope_append(GemvArgs a) {
     gemv_tile<NT, EPI_QKV_ROPE>(a);
 }
-template <int NT> __global__ void __launch_bounds__(GEMV_THREADS) gemv_residual(GemvArgs a) {
+template <int NT> __global__ void __launch_bounds__(GEMV_THREADS, GEMV_MIN_BLOCKS) gemv_residual(GemvArgs a) {
     gemv_tile<NT, EPI_RESIDUAL>(a);
 }
-template <int NT> __global__ void __launch_bounds__(GEMV_THREADS) gemv_gate_up_silu(GemvArgs a) {
+template <int NT> __global__ void __launch_bounds__(GEMV_THREADS, GEMV_MIN_BLOCKS) gemv_gate_up_silu(GemvArgs a) {
     gemv_tile<NT, EPI_SILU_MUL>(a);
 }
-template <int NT> __global__ void __launch_bounds__(GEMV_THREADS) gemv_lm_head(GemvArgs a) {
+template <int NT> __global__ void __launch_bounds__(GEMV_THREADS, GEMV_MIN_BLOCKS) gemv_lm_head(GemvArgs a) {
     gemv_tile<NT, EPI_STORE>(a);
 }
 
