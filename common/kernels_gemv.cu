@@ -1,7 +1,8 @@
 /* The decode GEMV: y = W x for B <= 32 rows of x, W [N][K] fp16 read once for all of them.
  * A decode step is this kernel streaming 2.2 GB of weights, so it is built for bandwidth:
- *   - a block owns a tile of 16 output rows; its 8 warps split K, each lane streams 16-byte
- *     loads of two rows (8 loads of each in flight, the first issued before the kernel
+ *   - a block works on tiles of 16 output rows (a resident grid walks all of them, the next
+ *     tile's loads in flight while the last one is reduced); its 8 warps split K, each lane streams 16-byte
+ *     loads of two rows (GEMV_UNROLL loads of each in flight, the first issued before the kernel
  *     waits for the one before it: programmatic dependent launch);
  *   - tensor cores do the arithmetic (mma m16n8k16, fp32 accumulation; m16n8k8 on sm_75):
  *     the 16 rows are the A operand, up to 8 rows of x the B operand, so B = 1 costs the
@@ -27,10 +28,10 @@
  * keeps GEMV_UNROLL 16-byte loads of each of its two rows in flight; GEMV_MIN_BLOCKS caps the
  * registers so that many blocks stay resident per SM (tunable with -D; tests/gpu/PERF_LOG.md) */
 #ifndef GEMV_UNROLL
-#define GEMV_UNROLL 8
+#define GEMV_UNROLL 4
 #endif
 #ifndef GEMV_MIN_BLOCKS
-#define GEMV_MIN_BLOCKS 1
+#define GEMV_MIN_BLOCKS 2
 #endif
 enum { GEMV_THREADS = 256, GEMV_WARPS = 8, CHUNK = 32 };
 
@@ -68,89 +69,11 @@ __device__ __forceinline__ int tile_row(const GemvArgs &a, int tile, int h, int 
     return tile * 16 + h * 8 + g;
 }
 
+/* the epilogue of one tile: lane (g, t) holds rows r0 (c0, c1) and r1 (c2, c3) for x rows
+ * 2t and 2t + 1 of each 8-row group */
 template <int NT, int EPI>
-__device__ __forceinline__ void gemv_tile(const GemvArgs &a) {
-    __shared__ float red[GEMV_WARPS][NT * 4][32];
-    __shared__ float rs[GEMV_NORM_ROWS];
-    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
-    const int r0 = tile_row<EPI>(a, blockIdx.x, 0, g), r1 = tile_row<EPI>(a, blockIdx.x, 1, g);
-    const bool ok0 = r0 < a.N, ok1 = r1 < a.N;
-    const half *w0 = a.w + (long long)(ok0 ? r0 : 0) * a.K, *w1 = a.w + (long long)(ok1 ? r1 : 0) * a.K;
-    const int nch = (a.K + CHUNK - 1) / CHUNK;
-
-    int4 wa[GEMV_UNROLL], wb[GEMV_UNROLL];
-    auto load = [&](int c0) {
-#pragma unroll
-        for (int u = 0; u < GEMV_UNROLL; u++) {
-            const int k = (c0 + u * GEMV_WARPS) * CHUNK + 8 * t;
-            wa[u] = wb[u] = make_int4(0, 0, 0, 0);
-            if (k < a.K) {
-                if (ok0) wa[u] = load_stream(w0 + k);
-                if (ok1) wb[u] = load_stream(w1 + k);
-            }
-        }
-    };
-    pdl_launch_dependents();
-    load(warp);                         /* weights do not depend on the kernel before */
-    pdl_wait();
-    if (a.norm_w) {                     /* RMSNorm scale of each row of x, as rmsnorm does it */
-        float ss[GEMV_NORM_ROWS];
-#pragma unroll
-        for (int b = 0; b < GEMV_NORM_ROWS; b++) ss[b] = b < a.B ? row_sumsq(a.x + (long long)b * a.x_stride, a.K) : 0.f;
-        block_sums<GEMV_NORM_ROWS>(ss);
-        if (threadIdx.x < GEMV_NORM_ROWS) rs[threadIdx.x] = rms_scale(ss[threadIdx.x], a.K, a.eps);
-        __syncthreads();
-    }
-    const half *xrow[NT];
-    float xr[NT];
-#pragma unroll
-    for (int nt = 0; nt < NT; nt++) {
-        const int b = min(nt * 8 + g, a.B - 1);
-        xrow[nt] = a.x + (long long)b * a.x_stride;
-        xr[nt] = a.norm_w ? rs[b < GEMV_NORM_ROWS ? b : 0] : 0.f;
-    }
-    float c[NT][4];
-#pragma unroll
-    for (int nt = 0; nt < NT; nt++) c[nt][0] = c[nt][1] = c[nt][2] = c[nt][3] = 0.f;
-    for (int c0 = warp; c0 < nch; c0 += GEMV_WARPS * GEMV_UNROLL) {
-        if (c0 != warp) load(c0);
-#pragma unroll
-        for (int u = 0; u < GEMV_UNROLL; u++) {
-            const int ch = c0 + u * GEMV_WARPS, k = ch * CHUNK + 8 * t;
-            if (ch >= nch) break;                                  /* the same for the whole warp */
-            int4 nw = make_int4(0, 0, 0, 0);
-            if (a.norm_w && k < a.K) nw = *(const int4 *)(a.norm_w + k);
-#pragma unroll
-            for (int nt = 0; nt < NT; nt++) {
-                int4 xv = make_int4(0, 0, 0, 0);
-                if (k < a.K) xv = *(const int4 *)(xrow[nt] + k);
-                if (a.norm_w) {
-                    half *xh = (half *)&xv;
-                    const half *wh = (const half *)&nw;
-#pragma unroll
-                    for (int i = 0; i < 8; i++) xh[i] = rms_apply(xh[i], xr[nt], wh[i]);
-                }
-                mma_chunk(c[nt], wa[u], wb[u], xv);
-            }
-        }
-    }
-    /* add the warps' partial sums in a fixed order */
-#pragma unroll
-    for (int nt = 0; nt < NT; nt++)
-#pragma unroll
-        for (int j = 0; j < 4; j++) red[warp][nt * 4 + j][lane] = c[nt][j];
-    __syncthreads();
-    if (warp) return;
-#pragma unroll
-    for (int nt = 0; nt < NT; nt++)
-#pragma unroll
-        for (int j = 0; j < 4; j++) {
-            float s = 0.f;
-#pragma unroll
-            for (int w = 0; w < GEMV_WARPS; w++) s += red[w][nt * 4 + j][lane];
-            c[nt][j] = s;
-        }
-    /* lane (g, t) holds rows r0 (c0, c1) and r1 (c2, c3) for x rows 2t and 2t + 1 of each tile */
+__device__ __forceinline__ void gemv_epilogue(const GemvArgs &a, const float (&c)[NT][4], int r0, int r1, bool ok0,
+                                              bool ok1, int t) {
 #pragma unroll
     for (int nt = 0; nt < NT; nt++)
 #pragma unroll
@@ -182,28 +105,149 @@ __device__ __forceinline__ void gemv_tile(const GemvArgs &a) {
         }
 }
 
+/* A block walks tiles blockIdx.x, + gridDim.x, ... (the grid is what stays resident), and
+ * issues the next tile's first loads before it reduces and stores the current one, so the
+ * weight stream does not stop at every tile's reduction. */
+template <int NT, int EPI>
+__device__ __forceinline__ void gemv_tiles(const GemvArgs &a) {
+    __shared__ float red[GEMV_WARPS][NT * 4][32];
+    __shared__ float rs[GEMV_NORM_ROWS];
+    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
+    const int nch = (a.K + CHUNK - 1) / CHUNK, ntiles = (a.N + 15) / 16;
+    int tile = blockIdx.x, r0, r1;
+    bool ok0, ok1;
+    const half *w0, *w1;
+    auto set_tile = [&](int tl) {
+        r0 = tile_row<EPI>(a, tl, 0, g), r1 = tile_row<EPI>(a, tl, 1, g);
+        ok0 = r0 < a.N, ok1 = r1 < a.N;
+        w0 = a.w + (long long)(ok0 ? r0 : 0) * a.K, w1 = a.w + (long long)(ok1 ? r1 : 0) * a.K;
+    };
+    int4 wa[GEMV_UNROLL], wb[GEMV_UNROLL];
+    auto load = [&](int c0) {
+#pragma unroll
+        for (int u = 0; u < GEMV_UNROLL; u++) {
+            const int k = (c0 + u * GEMV_WARPS) * CHUNK + 8 * t;
+            wa[u] = wb[u] = make_int4(0, 0, 0, 0);
+            if (k < a.K) {
+                if (ok0) wa[u] = load_stream(w0 + k);
+                if (ok1) wb[u] = load_stream(w1 + k);
+            }
+        }
+    };
+    set_tile(tile);
+    pdl_launch_dependents();
+    load(warp);                         /* weights do not depend on the kernel before */
+    pdl_wait();
+    if (a.norm_w) {                     /* RMSNorm scale of each row of x, as rmsnorm does it */
+        float ss[GEMV_NORM_ROWS];
+#pragma unroll
+        for (int b = 0; b < GEMV_NORM_ROWS; b++) ss[b] = b < a.B ? row_sumsq(a.x + (long long)b * a.x_stride, a.K) : 0.f;
+        block_sums<GEMV_NORM_ROWS>(ss);
+        if (threadIdx.x < GEMV_NORM_ROWS) rs[threadIdx.x] = rms_scale(ss[threadIdx.x], a.K, a.eps);
+        __syncthreads();
+    }
+    const half *xrow[NT];
+    float xr[NT];
+#pragma unroll
+    for (int nt = 0; nt < NT; nt++) {
+        const int b = min(nt * 8 + g, a.B - 1);
+        xrow[nt] = a.x + (long long)b * a.x_stride;
+        xr[nt] = a.norm_w ? rs[b < GEMV_NORM_ROWS ? b : 0] : 0.f;
+    }
+    for (;;) {
+        float c[NT][4];
+#pragma unroll
+        for (int nt = 0; nt < NT; nt++) c[nt][0] = c[nt][1] = c[nt][2] = c[nt][3] = 0.f;
+        for (int c0 = warp; c0 < nch; c0 += GEMV_WARPS * GEMV_UNROLL) {
+            if (c0 != warp) load(c0);
+#pragma unroll
+            for (int u = 0; u < GEMV_UNROLL; u++) {
+                const int ch = c0 + u * GEMV_WARPS, k = ch * CHUNK + 8 * t;
+                if (ch >= nch) break;                              /* the same for the whole warp */
+                int4 nw = make_int4(0, 0, 0, 0);
+                if (a.norm_w && k < a.K) nw = *(const int4 *)(a.norm_w + k);
+#pragma unroll
+                for (int nt = 0; nt < NT; nt++) {
+                    int4 xv = make_int4(0, 0, 0, 0);
+                    if (k < a.K) xv = *(const int4 *)(xrow[nt] + k);
+                    if (a.norm_w) {
+                        half *xh = (half *)&xv;
+                        const half *wh = (const half *)&nw;
+#pragma unroll
+                        for (int i = 0; i < 8; i++) xh[i] = rms_apply(xh[i], xr[nt], wh[i]);
+                    }
+                    mma_chunk(c[nt], wa[u], wb[u], xv);
+                }
+            }
+        }
+        const int cr0 = r0, cr1 = r1;
+        const bool cok0 = ok0, cok1 = ok1, more = (tile += gridDim.x) < ntiles;
+        if (more) {                     /* the next tile's first loads fly during the reduction */
+            set_tile(tile);
+            load(warp);
+        }
+        /* add the warps' partial sums in a fixed order */
+#pragma unroll
+        for (int nt = 0; nt < NT; nt++)
+#pragma unroll
+            for (int j = 0; j < 4; j++) red[warp][nt * 4 + j][lane] = c[nt][j];
+        __syncthreads();
+        if (warp == 0) {
+#pragma unroll
+            for (int nt = 0; nt < NT; nt++)
+#pragma unroll
+                for (int j = 0; j < 4; j++) {
+                    float s = 0.f;
+#pragma unroll
+                    for (int w = 0; w < GEMV_WARPS; w++) s += red[w][nt * 4 + j][lane];
+                    c[nt][j] = s;
+                }
+            gemv_epilogue<NT, EPI>(a, c, cr0, cr1, cok0, cok1, t);
+        }
+        if (!more) break;
+        __syncthreads();                /* red is written again by the next tile */
+    }
+}
+
 /* one kernel name per job, so a profile says what ran */
 template <int NT> __global__ void __launch_bounds__(GEMV_THREADS, GEMV_MIN_BLOCKS) gemv_qkv_rope_append(GemvArgs a) {
-    gemv_tile<NT, EPI_QKV_ROPE>(a);
+    gemv_tiles<NT, EPI_QKV_ROPE>(a);
 }
 template <int NT> __global__ void __launch_bounds__(GEMV_THREADS, GEMV_MIN_BLOCKS) gemv_residual(GemvArgs a) {
-    gemv_tile<NT, EPI_RESIDUAL>(a);
+    gemv_tiles<NT, EPI_RESIDUAL>(a);
 }
 template <int NT> __global__ void __launch_bounds__(GEMV_THREADS, GEMV_MIN_BLOCKS) gemv_gate_up_silu(GemvArgs a) {
-    gemv_tile<NT, EPI_SILU_MUL>(a);
+    gemv_tiles<NT, EPI_SILU_MUL>(a);
 }
 template <int NT> __global__ void __launch_bounds__(GEMV_THREADS, GEMV_MIN_BLOCKS) gemv_lm_head(GemvArgs a) {
-    gemv_tile<NT, EPI_STORE>(a);
+    gemv_tiles<NT, EPI_STORE>(a);
+}
+
+/* the grid: every tile, or at most GEMV_GRID_WAVES x the blocks that stay resident */
+#ifndef GEMV_GRID_WAVES
+#define GEMV_GRID_WAVES 1
+#endif
+template <typename K>
+static int gemv_grid(K kernel, int tiles) {
+    static int resident = 0;            /* one per kernel instantiation */
+    if (!resident) {
+        int dev, sms, per_sm;
+        CUDA_CHECK(cudaGetDevice(&dev));
+        CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+        CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, GEMV_THREADS, 0));
+        resident = sms * (per_sm > 0 ? per_sm : 1);
+    }
+    return tiles < GEMV_GRID_WAVES * resident ? tiles : GEMV_GRID_WAVES * resident;
 }
 
 template <int NT>
 static void launch_nt(cudaStream_t s, int pdl, Part part, int layer, int epi, const GemvArgs *a) {
     const int tiles = (a->N + 15) / 16;
     switch (epi) {
-    case EPI_QKV_ROPE: LAUNCH_PDL(pdl, part, layer, "gemv_qkv_rope_append", gemv_qkv_rope_append<NT>, tiles, GEMV_THREADS, 0, s, *a); break;
-    case EPI_RESIDUAL: LAUNCH_PDL(pdl, part, layer, "gemv_residual", gemv_residual<NT>, tiles, GEMV_THREADS, 0, s, *a); break;
-    case EPI_SILU_MUL: LAUNCH_PDL(pdl, part, layer, "gemv_gate_up_silu", gemv_gate_up_silu<NT>, tiles, GEMV_THREADS, 0, s, *a); break;
-    default: LAUNCH_PDL(pdl, part, layer, "gemv_lm_head", gemv_lm_head<NT>, tiles, GEMV_THREADS, 0, s, *a); break;
+    case EPI_QKV_ROPE: LAUNCH_PDL(pdl, part, layer, "gemv_qkv_rope_append", gemv_qkv_rope_append<NT>, gemv_grid(gemv_qkv_rope_append<NT>, tiles), GEMV_THREADS, 0, s, *a); break;
+    case EPI_RESIDUAL: LAUNCH_PDL(pdl, part, layer, "gemv_residual", gemv_residual<NT>, gemv_grid(gemv_residual<NT>, tiles), GEMV_THREADS, 0, s, *a); break;
+    case EPI_SILU_MUL: LAUNCH_PDL(pdl, part, layer, "gemv_gate_up_silu", gemv_gate_up_silu<NT>, gemv_grid(gemv_gate_up_silu<NT>, tiles), GEMV_THREADS, 0, s, *a); break;
+    default: LAUNCH_PDL(pdl, part, layer, "gemv_lm_head", gemv_lm_head<NT>, gemv_grid(gemv_lm_head<NT>, tiles), GEMV_THREADS, 0, s, *a); break;
     }
 }
 

@@ -32,6 +32,11 @@ static void mkdir_p(const char *dir) {
     }
 }
 
+const char *results_mkdir(void) {
+    mkdir_p(results_dir());
+    return results_dir();
+}
+
 /* Tabs and newlines would break the table: they become spaces. */
 static void clean(char *dst, size_t cap, const char *src) {
     snprintf(dst, cap, "%s", src ? src : "");

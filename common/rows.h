@@ -9,6 +9,8 @@ extern "C" {
 
 /* The results folder: $KIT_RESULTS or "results". */
 const char *results_dir(void);
+/* The same folder, created when missing: for programs that write files there. */
+const char *results_mkdir(void);
 /* Writes one row to results/rows.tsv (replacing the day's rows from earlier runs). */
 void rows_write(const char *day, const char *key, double theory, double measured,
                 const char *unit, const char *note);

@@ -72,9 +72,9 @@ int main(int argc, char **argv) {
     double *steps = (double *)xmalloc(sizeof(double) * runs * n_new), ttft[64];
 
     char path[1024];
-    snprintf(path, sizeof path, "%s/bench.tsv", results_dir());
+    snprintf(path, sizeof path, "%s/bench.tsv", results_mkdir());
     FILE *tsv = fopen(path, "w");
-    if (!tsv) die("%s: cannot write (is there a results folder?)", path);
+    if (!tsv) die("%s: cannot write it (set KIT_RESULTS to a writable folder)", path);
     fprintf(tsv, "mode\tbatch\tttft_ms\ttpot_ms\ttpot_range\tfloor_ms\tratio\tmbu_pct\tkernels\tgemms\thost_launches\n");
     for (int bi = 0; bi < 2; bi++)
         for (int mode = 0; mode < MODE_COUNT; mode++) {
