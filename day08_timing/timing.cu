@@ -43,6 +43,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include "args.h"
 #include "bench.h"
 #include "gemm.h"
 #include "gpu.h"
@@ -204,12 +205,7 @@ static double events_minus_wall_us(BenchFn fn, void *ctx, cudaStream_t s) {
 }
 
 int main(int argc, char **argv) {
-    const char *model_dir = NULL;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) { usage(); return 0; }
-        else if (!strcmp(argv[i], "--model") && i + 1 < argc) model_dir = argv[++i];
-        else { usage(); die("day08: unknown argument '%s' (see --help)", argv[i]); }
-    }
+    const char *model_dir = model_arg(argc, argv, "day08", usage);
     printf("# Day 08: what does an unsynchronized timer measure?\n");
     GpuFacts g;
     gpu_facts(&g);

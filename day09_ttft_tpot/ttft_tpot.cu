@@ -45,6 +45,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include "args.h"
 #include "bench.h"
 #include "gpu.h"
 #include "gpu_model.h"
@@ -145,12 +146,7 @@ static void prefill_fn(void *p) {
 }
 
 int main(int argc, char **argv) {
-    const char *model_dir = NULL;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) { usage(); return 0; }
-        else if (!strcmp(argv[i], "--model") && i + 1 < argc) model_dir = argv[++i];
-        else { usage(); die("day09: unknown argument '%s' (see --help)", argv[i]); }
-    }
+    const char *model_dir = model_arg(argc, argv, "day09", usage);
     printf("# Day 09: how far from the floor?\n");
     GpuFacts g;
     gpu_facts(&g);

@@ -54,6 +54,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "chart.h"
+#include "args.h"
 #include "gpu.h"
 #include "gpu_model.h"
 #include "launch.h"
@@ -213,12 +214,7 @@ static const Result *find(const Result *res, int n, Mode mode, int batch, double
 }
 
 int main(int argc, char **argv) {
-    const char *model_dir = NULL;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) { usage(); return 0; }
-        else if (!strcmp(argv[i], "--model") && i + 1 < argc) model_dir = argv[++i];
-        else { usage(); die("unknown or incomplete option %s (see the usage above)", argv[i]); }
-    }
+    const char *model_dir = model_arg(argc, argv, "day11", usage);
     setvbuf(stdout, NULL, _IOLBF, 0);
     GpuFacts g;
     gpu_facts(&g);
