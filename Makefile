@@ -29,6 +29,7 @@ endif
 CUPTI_LIB := $(firstword $(wildcard $(CUDA_HOME)/extras/CUPTI/lib64) $(CUDA_HOME)/lib64)
 CUPTI_INC := $(firstword $(wildcard $(CUDA_HOME)/extras/CUPTI/include) $(CUDA_HOME)/include)
 DEBUGDEF  := $(if $(DEBUG),-DKIT_DEBUG=1,)
+NPROC     := $(shell nproc 2>/dev/null || echo 2)
 
 CFLAGS   := -std=c11 -O2 -g -Wall -Wextra -Wno-unused-parameter -D_GNU_SOURCE -Icommon $(DEBUGDEF)
 NVFLAGS  := -O3 -std=c++17 -lineinfo $(GENCODE) -Icommon -I$(CUPTI_INC) $(DEBUGDEF) \
@@ -108,7 +109,7 @@ bench: gpu-check programs | results
 	bin/bench $(MODEL_ARGS)
 
 all: gpu-check
-	@start=$$(date +%s); $(MAKE) --no-print-directory programs || exit 1; \
+	@start=$$(date +%s); $(MAKE) --no-print-directory -j$(NPROC) programs || exit 1; \
 	for d in $(DAYS) day12; do $(MAKE) --no-print-directory $$d || exit 1; done; \
 	$(MAKE) --no-print-directory check-answers; rc=$$?; \
 	echo "make all: $$(( $$(date +%s) - start )) s; the report is results/REPORT.md"; exit $$rc
