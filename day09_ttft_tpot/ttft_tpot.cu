@@ -27,11 +27,11 @@
  * this kit (synthetic weights); T4 figures are the lesson's estimates:
  *   floors              T4: TPOT 6.9 ms, TTFT(200) 6.9 ms (compute 6.8);
  *                       H200 (4.8 TB/s, 989 TFLOP/s): TPOT 0.46 ms, TTFT(200) 0.46 ms (compute 0.45)
- *   tpot_ms (eager)     H200: ~3.2 ms, ratio ~7 (> 6: 446 launches a step cost more than the GPU's
+ *   tpot_ms (eager)     H200: 2.4-3.2 ms, ratio 5-7 (446 launches a step cost more than the GPU's
  *                       work); T4: 9-14 ms, ratio 1.3-2 (the GPU's work dominates)
- *   tpot_ms_graph       H200: ~1.5 ms, ratio ~3.3: the same bytes, one launch; the rest is the
+ *   tpot_ms_graph       H200: ~1.3 ms, ratio ~2.8: the same bytes, one launch; the rest is the
  *                       kernels' own bandwidth efficiency
- *   ttft_ms (200 tok)   H200: ~2.9 ms (ttft_over_tpot ~0.9: the prefill runs fused); T4: 10-40 ms
+ *   ttft_ms (200 tok)   H200: ~3.1 ms (ttft_over_tpot ~1.3: the prefill runs fused); T4: 10-40 ms
  *   three methods       within 10-20% of each other (H200: within 4%)
  *   total_over_n_ms_8   200-token prompt: TPOT + (TTFT - TPOT) / 8, close to TPOT when TTFT ~ TPOT;
  *                       1024-token prompt: several times TPOT (the mistake made visible)

@@ -34,9 +34,9 @@
  *   busy_eager_b1_d40    the lesson's regime: H200 ~10%, T4 ~40%; the faster GPU has the
  *                        wider gaps (mistake #14)
  *   busy_graph_b1_d0     90-100%: one launch per step, kernels back to back
- *   batch 32             the same launches at the same cost; busy rises only as far as the
- *                        kernels grow: clearly on a T4, hardly on an H200 (2.0 ms of kernels
- *                        per step at batch 1 and at 32)
+ *   batch 32             the same launches at the same cost; busy rises as far as the kernels
+ *                        grow (H200: 1.7 -> 2.6 ms of kernels per step, busy ~34% -> ~50%;
+ *                        a T4's kernels grow more)
  *   gap_median_us        eager d40 ~45 (dispatch + launch); eager d0 ~6; graph ~0.1 (the
  *                        kernel boundaries a graph keeps)
  *   launch_api_us        4-6 us per cudaLaunchKernel; one cudaGraphLaunch of 113 kernels ~90 us
