@@ -78,7 +78,10 @@ typedef struct {
     double dispatch_us;
     double tpot_ms;          /* median of the synchronized steps */
     double busy, gaps_per_step, gap_median_us, gap_p90_us, host_bound, launch_api_us;
-    double launches_per_step, kernels_per_step, gpu_ms;   /* gpu_ms: kernel time per step */
+    double launches_per_step, kernels_per_step, gpu_ms;   /* gpu_ms: GPU busy time per step (kernel
+                                                           * intervals merged: fused kernels overlap
+                                                           * their neighbours, so a plain sum would
+                                                           * count that time twice) */
 } Result;
 
 typedef struct { GpuModel *m; Trace *tr; int traced; int ids[PROMPT]; double floor_ms; } Ctx;
@@ -165,7 +168,7 @@ static Result run_config(Ctx *x, Mode mode, int batch, double dispatch_us, int w
     r.launch_api_us = w.launch_api_ns.median / 1e3;
     r.launches_per_step = w.launch_calls_per_step;
     r.kernels_per_step = w.kernels_per_step;
-    r.gpu_ms = w.gpu_ns / 1e6 / STEPS;
+    r.gpu_ms = w.busy_ns / 1e6 / STEPS;
     if (write_files) {
         char path[4096];
         result_path(path, sizeof path, "trace_", r.name, "json");
