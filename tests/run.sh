@@ -7,7 +7,7 @@ suite=${1:?cpu or gpu}
 cd "$(dirname "$0")/.."
 export SHARED=${SHARED:-../shared}
 export BUILD=${BUILD:-build}
-pass=0; fail=0
+pass=0; fail=0; skip=0
 for t in $BUILD/tests/$suite/* tests/$suite/*.sh; do
   [ -x "$t" ] || continue
   case "$t" in *.log) continue;; esac
@@ -18,12 +18,14 @@ for t in $BUILD/tests/$suite/* tests/$suite/*.sh; do
   line=$(grep -E '[0-9]+ passed, [0-9]+ failed' "$log" | tail -1)
   p=$(echo "$line" | sed -nE 's/(^|.*[^0-9])([0-9]+) passed, ([0-9]+) failed.*/\2/p')
   f=$(echo "$line" | sed -nE 's/(^|.*[^0-9])([0-9]+) passed, ([0-9]+) failed.*/\3/p')
+  k=$(grep -E '[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped' "$log" | tail -1 | sed -nE 's/.* ([0-9]+) skipped.*/\1/p')
   if [ -z "$line" ]; then p=0; f=1; fi
   if [ "$rc" != 0 ] && [ "${f:-0}" = 0 ]; then f=1; fi
-  pass=$((pass + p)); fail=$((fail + f))
-  status=ok; [ "$f" != 0 ] && status=FAIL
+  pass=$((pass + p)); fail=$((fail + f)); skip=$((skip + ${k:-0}))
+  status=ok; [ "${k:-0}" != 0 ] && status=skip; [ "$f" != 0 ] && status=FAIL
   printf '%-4s %-34s %3s passed %3s failed  %5ss\n' "$status" "$(basename "$t")" "$p" "$f" "$secs"
   [ "$f" != 0 ] && grep -E '^FAIL|error|Error' "$log" | head -8 | sed 's/^/       /'
+  [ "${k:-0}" != 0 ] && grep -E 'skipped' "$log" | head -1 | sed 's/^/       /'
 done
-echo "$pass passed, $fail failed"
+if [ "$skip" = 0 ]; then echo "$pass passed, $fail failed"; else echo "$pass passed, $fail failed, $skip skipped"; fi
 [ "$fail" = 0 ]

@@ -8,6 +8,7 @@
 #include "model.h"
 
 int main(void) {
+    need_fixtures("test_config");
     char path[1024];
     Config c, old, built;
 

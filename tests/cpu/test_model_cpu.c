@@ -83,6 +83,7 @@ static float *prompt_logits(const Config *c, const char *dir, const int *ids, in
 }
 
 int main(void) {
+    need_fixtures("test_model_cpu");
     double t0 = now_ms();
     Config c;
     config_load(&c, fixture("config.json"));

@@ -55,6 +55,7 @@ static void write_pairs_copy(const char *from, char *to) {
 }
 
 int main(void) {
+    need_fixtures("test_tokenizer");
     char path[1024], pairs_path[64];
     snprintf(path, sizeof path, "%s/fixtures/llama-tokenizer/tokenizer.json", shared_dir());
     double t0 = now_ms();
