@@ -104,7 +104,7 @@ $(DAYS): day%: gpu-check programs | results
 day12 report: programs | results
 	bin/$(filter day12_%,$(DAY_DIRS))
 check-answers: programs
-	bin/check_answers answers/claims.tsv results/rows.tsv
+	bin/check_answers answers/claims.tsv results/rows.tsv $(if $(MINE),--mine $(MINE),)
 bench: gpu-check programs | results
 	bin/bench $(MODEL_ARGS)
 
