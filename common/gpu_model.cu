@@ -465,6 +465,4 @@ double gpu_model_load_ms(const GpuModel *m) { return m->w.load_ms; }
 long long gpu_model_weight_bytes(const GpuModel *m) { return m->w.bytes; }
 const char *gpu_model_disk_dtype(const GpuModel *m) { return m->w.disk_dtype; }
 cudaStream_t gpu_model_stream(const GpuModel *m) { return m->st; }
-int gpu_model_pos(const GpuModel *m) { return m->batch > 0 ? m->h_pos[0] : 0; }
-int gpu_model_batch(const GpuModel *m) { return m->batch; }
 unsigned long long gpu_model_checksum(GpuModel *m) { return gpu_weights_checksum(&m->w, m->st); }

@@ -49,8 +49,6 @@ void gpu_prefill_rows(GpuModel *m, const int *ids, const int *lens, int batch, f
 void gpu_decode_step(GpuModel *m, Mode mode);
 /* Copies the newest token of each row to the host (synchronizes). */
 void gpu_last_tokens(GpuModel *m, int *tokens);
-int gpu_model_pos(const GpuModel *m);                 /* tokens in the cache per row */
-int gpu_model_batch(const GpuModel *m);
 
 /* Kernels and linear-layer launches of one decode step in a mode (counted by the launch
  * path; for graph modes, the kernels inside the graph and 1 host launch). */
