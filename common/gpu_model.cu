@@ -11,7 +11,8 @@
  *                RMSNorm in its prologue). Programmatic dependent launch on sm_90 (set
  *                KIT_NO_PDL=1 to see it without).
  *   fused, B<=32 the same plus a rmsnorm kernel before each normed GEMV: 158 launches.
- *                A row's tokens do not depend on the batch size (see attention()).
+ *                A row's tokens do not depend on the batch size (see attention() and
+ *                gpu_prefill_rows(): prompts run row after row).
  *   fused, B>32  the token path prefill uses (cuBLAS on [q;k;v] and [gate;up], rmsnorm,
  *                rope_kv_append, attention, silu_mul): 202 launches.
  * graph / graph_eager capture the fused / eager step once per batch size and replay it. */
@@ -70,10 +71,10 @@ static void linear(GpuModel *m, Part p, int layer, const char *op, const half *x
     op_end();
 }
 
-/* attention for T queries. A decode step always cuts the keys into ATTN_MAX_SPLITS slices,
- * so a row's result does not depend on the batch size (at 32 rows that costs ~0.8 ms a step
- * against 1 slice: tests/gpu/PERF_LOG.md); the token path cuts them only while the queries
- * alone would leave the GPU idle. */
+/* attention for T queries. A decode step offers ATTN_MAX_SPLITS slices of the keys, and the
+ * kernel uses as many as the query's length needs (ATTN_SLICE_KEYS keys or more each), so a
+ * row's result does not depend on the batch size; the token path offers slices only while
+ * the queries alone would leave the GPU idle. */
 static void attention(GpuModel *m, int pdl, int layer, const half *q, int q_stride, const int *row, const int *pos,
                       int T, int decode) {
     const Config *c = &m->c;
@@ -154,7 +155,7 @@ static void step_fused(GpuModel *m, int B) {
         k_argmax(m->st, 0, m->logits, B, c->vocab, m->d_tok, m->d_pos, 1);
         return;
     }
-    const int prologue = B <= GEMV_NORM_ROWS;               /* else rmsnorm first, into xn */
+    const int prologue = gemv_fuses_norm(B, dim);           /* else rmsnorm first, into xn */
     GemvArgs a = {};
     a.B = B, a.eps = c->norm_eps, a.pos = m->d_pos, a.cos_t = m->cos_t, a.sin_t = m->sin_t;
     a.nh = c->n_heads, a.nkv = c->n_kv_heads, a.hd = c->head_dim, a.max_seq = m->max_seq;
@@ -258,17 +259,17 @@ void gpu_prefill_rows(GpuModel *m, const int *ids, const int *lens, int batch, f
                 r, lens[r], m->max_seq, m->max_seq - 1);
         T += lens[r];
     }
+    /* rows one after another, each in chunks of PREFILL_CHUNK tokens: a row's numbers are
+     * then the same in any batch (a GEMM's rounding can change with its number of rows) */
     int *row = (int *)xmalloc(sizeof(int) * T), *pos = (int *)xmalloc(sizeof(int) * T);
     int *lastx = (int *)xmalloc(sizeof(int) * batch), *lastr = (int *)xmalloc(sizeof(int) * batch);
-    int *lastc = (int *)xmalloc(sizeof(int) * batch);
     for (int r = 0, t = 0; r < batch; r++) {
         for (int i = 0; i < lens[r]; i++, t++) {
             if (ids[t] < 0 || ids[t] >= c->vocab)
                 die("gpu_prefill: token id %d (row %d) is outside the vocabulary 0..%d", ids[t], r, c->vocab - 1);
             row[t] = r, pos[t] = i;
         }
-        lastx[r] = (t - 1) % PREFILL_CHUNK;          /* the row's last token, within its chunk */
-        lastc[r] = (t - 1) / PREFILL_CHUNK;
+        lastx[r] = (lens[r] - 1) % PREFILL_CHUNK;     /* the row's last token, within its last chunk */
         lastr[r] = r;
         m->h_pos[r] = lens[r];
     }
@@ -279,28 +280,33 @@ void gpu_prefill_rows(GpuModel *m, const int *ids, const int *lens, int batch, f
     CUDA_CHECK(cudaMemcpyAsync(m->d_lastr, lastr, sizeof(int) * batch, cudaMemcpyHostToDevice, m->st));
     CUDA_CHECK(cudaMemcpyAsync(m->d_pos, lens, sizeof(int) * batch, cudaMemcpyHostToDevice, m->st));
     half *lh = logits_host ? (half *)xmalloc(sizeof(half) * PREFILL_CHUNK * c->vocab) : NULL;
-    for (int c0 = 0, r0 = 0; c0 < T; c0 += PREFILL_CHUNK) {
-        int n = T - c0 < PREFILL_CHUNK ? T - c0 : PREFILL_CHUNK, r1 = r0;
-        forward_tokens(m, m->d_ids + c0, m->d_row + c0, m->d_tpos + c0, n);
-        while (r1 < batch && lastc[r1] == c0 / PREFILL_CHUNK) r1++;
-        if (r1 > r0)                                  /* rows whose prompt ends in this chunk */
-            k_rmsnorm(m->st, 0, -1, m->hidden, m->d_lastx + r0, m->w.final_norm, m->xlast, m->d_lastr + r0, r1 - r0,
-                      c->dim, c->norm_eps);
-        r0 = r1;
-        if (lh) {                                     /* the logits of every prompt position */
-            k_rmsnorm(m->st, 0, -1, m->hidden, NULL, m->w.final_norm, m->xn, NULL, n, c->dim, c->norm_eps);
-            linear(m, P_LM_HEAD, -1, "lm_head", m->xn, n, c->dim, m->w.lm_head, c->vocab, m->logits, 0.f);
-            CUDA_CHECK(cudaMemcpyAsync(lh, m->logits, sizeof(half) * n * c->vocab, cudaMemcpyDeviceToHost, m->st));
-            CUDA_CHECK(cudaStreamSynchronize(m->st));
-            for (long long i = 0; i < (long long)n * c->vocab; i++)
-                logits_host[(long long)c0 * c->vocab + i] = half_to_float(((const uint16_t *)lh)[i]);
+    for (int r = 0, off = 0; r < batch; off += lens[r], r++)
+        for (int c0 = 0; c0 < lens[r]; c0 += PREFILL_CHUNK) {
+            const int n = lens[r] - c0 < PREFILL_CHUNK ? lens[r] - c0 : PREFILL_CHUNK, t0 = off + c0;
+            forward_tokens(m, m->d_ids + t0, m->d_row + t0, m->d_tpos + t0, n);
+            if (c0 + n == lens[r])                    /* the row's last token, normed, into xlast */
+                k_rmsnorm(m->st, 0, -1, m->hidden, m->d_lastx + r, m->w.final_norm, m->xlast, m->d_lastr + r, 1,
+                          c->dim, c->norm_eps);
+            if (lh) {                                 /* the logits of every prompt position */
+                k_rmsnorm(m->st, 0, -1, m->hidden, NULL, m->w.final_norm, m->xn, NULL, n, c->dim, c->norm_eps);
+                linear(m, P_LM_HEAD, -1, "lm_head", m->xn, n, c->dim, m->w.lm_head, c->vocab, m->logits, 0.f);
+                CUDA_CHECK(cudaMemcpyAsync(lh, m->logits, sizeof(half) * n * c->vocab, cudaMemcpyDeviceToHost, m->st));
+                CUDA_CHECK(cudaStreamSynchronize(m->st));
+                for (long long i = 0; i < (long long)n * c->vocab; i++)
+                    logits_host[(long long)t0 * c->vocab + i] = half_to_float(((const uint16_t *)lh)[i]);
+            }
         }
+    for (int r0 = 0; r0 < batch; r0 += GEMV_MAX_ROWS) {  /* lm_head of the last tokens: the batch-invariant GEMV */
+        GemvArgs a = {};
+        a.w = m->w.lm_head, a.N = c->vocab, a.K = c->dim, a.x = m->xlast + (long long)r0 * c->dim, a.x_stride = c->dim;
+        a.B = batch - r0 < GEMV_MAX_ROWS ? batch - r0 : GEMV_MAX_ROWS;
+        a.y = m->logits + (long long)r0 * c->vocab, a.y_stride = c->vocab;
+        k_gemv(m->st, 0, P_LM_HEAD, -1, EPI_STORE, &a);
     }
-    linear(m, P_LM_HEAD, -1, "lm_head", m->xlast, batch, c->dim, m->w.lm_head, c->vocab, m->logits, 0.f);
     k_argmax(m->st, 0, m->logits, batch, c->vocab, m->d_tok, NULL, 0);
     m->batch = batch;
     free(lh);
-    free(row), free(pos), free(lastx), free(lastr), free(lastc);
+    free(row), free(pos), free(lastx), free(lastr);
 }
 
 void gpu_prefill(GpuModel *m, const int *ids, int n, int batch, float *logits_host) {

@@ -76,9 +76,9 @@ enum { ATTN_MAX_SPLITS = 8 };
 int attn_supported(int nh, int nkv, int hd);    /* head_dim 16/32/64/128, <= 8 q heads per kv head */
 
 /* ---- decode GEMV for up to 32 rows on tensor cores (kernels_gemv.cu): y = W x ----
- * W [N][K] fp16 is read once for all B rows. With norm_w (B <= GEMV_NORM_ROWS) x is
- * RMS-normalised on the way in; the epilogue decides where the rows go. Each row's result is
- * bit for bit the same whatever B is (batch-invariant). */
+ * W [N][K] fp16 is read once for all B rows. With norm_w (only where gemv_fuses_norm(B, K))
+ * x is RMS-normalised on the way in; the epilogue decides where the rows go. Each row's
+ * result is bit for bit the same whatever B is (batch-invariant). */
 enum { EPI_STORE, EPI_RESIDUAL, EPI_SILU_MUL, EPI_QKV_ROPE };
 typedef struct {
     const half *w; int N, K;
@@ -90,6 +90,7 @@ typedef struct {
 } GemvArgs;
 enum { GEMV_MAX_ROWS = 32, GEMV_NORM_ROWS = 8 };
 void k_gemv(cudaStream_t s, int pdl, Part part, int layer, int epi, const GemvArgs *a);
+int gemv_fuses_norm(int B, int K);  /* B rows of width K can be normalised inside the GEMV */
 
 /* ---- device helpers shared by the kernel files ---- */
 #ifdef __CUDACC__

@@ -1,14 +1,20 @@
 /* attention over the KV cache, for decode (one query per row) and prefill (every prompt
  * token) alike: softmax(q k^T / sqrt(head_dim)) v with an online softmax in fp32.
  * A block serves one (query, kv head) and the G query heads that share that kv head
- * (grouped-query attention), over one of `splits` slices of the keys; with splits > 1 the
- * last block to finish merges the slices (flash-decoding), so a batch-1 step still fills
- * the GPU. HD/8 lanes hold one key (16 bytes each), a warp holds 32/(HD/8) keys. */
+ * (grouped-query attention), over one slice of the keys: a query of L keys is cut into
+ * ceil(L / chunk) slices of chunk = max(ATTN_SLICE_KEYS, ceil(L / splits)) keys, so the cut
+ * depends on L alone (a row's result is the same in any batch) and a short context is not
+ * cut finer than a merge is worth. With more than one slice the last block to finish merges
+ * them (flash-decoding), so a batch-1 step still spreads over several SMs. HD/8 lanes hold
+ * one key (16 bytes each), a warp holds 32/(HD/8) keys. */
 #include "kernels.cuh"
 #include "gpu.h"
 #include "launch.h"
 
 enum { ATTN_THREADS = 256, ATTN_WARPS = ATTN_THREADS / 32, MAXG = 8 };
+#ifndef ATTN_SLICE_KEYS
+#define ATTN_SLICE_KEYS 64          /* the fewest keys a slice gets (tests/gpu/PERF_LOG.md, v5) */
+#endif
 
 __device__ __forceinline__ void unpack8(int4 v, float *x) {
     const half2 *p = (const half2 *)&v;
@@ -32,7 +38,9 @@ __global__ void __launch_bounds__(ATTN_THREADS) attn_kv(AttnArgs a) {
     const int kvh = blockIdx.x, t = blockIdx.y, sp = blockIdx.z, G = a.nh / a.nkv;
     const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, sub = lane % LPK, slot = lane / LPK;
     const int row = a.row ? a.row[t] : t, L = a.pos[t] + 1;
-    const int chunk = (L + a.splits - 1) / a.splits, j0 = sp * chunk, j1 = min(L, j0 + chunk);
+    const int chunk = max(ATTN_SLICE_KEYS, (L + a.splits - 1) / a.splits), slices = (L + chunk - 1) / chunk;
+    if (sp >= slices) return;                                   /* this query needs fewer slices */
+    const int j0 = sp * chunk, j1 = min(L, j0 + chunk);
     const float scale = rsqrtf((float)HD) * 1.4426950409f;     /* scores in log2 units */
 
     float q[MAXG][8], m[MAXG], l[MAXG], acc[MAXG][8];
@@ -117,19 +125,19 @@ __global__ void __launch_bounds__(ATTN_THREADS) attn_kv(AttnArgs a) {
             float e = rescale(sm_m[w][g], M);
             S += sm_l[w][g] * e, A += sm_acc[w][g][d] * e;
         }
-        if (a.splits == 1) out[i] = f16(A / S);
+        if (slices == 1) out[i] = f16(A / S);
         else {
             float *p = part + sp * stride;
             if (d == 0) p[g] = M, p[G + g] = S;
             p[ml + i] = A;
         }
     }
-    if (a.splits == 1) return;
+    if (slices == 1) return;
     /* the last block of this (query, kv head) merges the slices: each slice's weight per
      * head first, then every output as one pass of independent 16-byte loads */
     __threadfence();
     __syncthreads();
-    if (threadIdx.x == 0) is_last = atomicAdd(&a.counter[t * a.nkv + kvh], 1) == a.splits - 1;
+    if (threadIdx.x == 0) is_last = atomicAdd(&a.counter[t * a.nkv + kvh], 1) == slices - 1;
     __syncthreads();
     if (!is_last) return;
     __threadfence();
@@ -138,12 +146,12 @@ __global__ void __launch_bounds__(ATTN_THREADS) attn_kv(AttnArgs a) {
         float m[ATTN_MAX_SPLITS], M = -INFINITY, S = 0.f;
 #pragma unroll
         for (int s = 0; s < ATTN_MAX_SPLITS; s++) {
-            m[s] = s < a.splits ? __ldcg(part + s * stride + g) : -INFINITY;
+            m[s] = s < slices ? __ldcg(part + s * stride + g) : -INFINITY;
             M = fmaxf(M, m[s]);
         }
 #pragma unroll
         for (int s = 0; s < ATTN_MAX_SPLITS; s++)
-            if (s < a.splits) S += __ldcg(part + s * stride + G + g) * rescale(m[s], M);
+            if (s < slices) S += __ldcg(part + s * stride + G + g) * rescale(m[s], M);
 #pragma unroll
         for (int s = 0; s < ATTN_MAX_SPLITS; s++) weight[s][g] = rescale(m[s], M) / S;
     }
@@ -153,7 +161,7 @@ __global__ void __launch_bounds__(ATTN_THREADS) attn_kv(AttnArgs a) {
         float4 acc4 = make_float4(0.f, 0.f, 0.f, 0.f);
 #pragma unroll
         for (int s = 0; s < ATTN_MAX_SPLITS; s++) {
-            if (s >= a.splits) break;
+            if (s >= slices) break;
             float4 v = __ldcg((const float4 *)(part + s * stride + ml) + i);
             float e = weight[s][g];
             acc4.x += v.x * e, acc4.y += v.y * e, acc4.z += v.z * e, acc4.w += v.w * e;

@@ -1,0 +1,210 @@
+/* test_gemv: the decode GEMV (kernels_gemv.cu) against a CPU reference: fp64 sums of the
+ * same fp16 inputs, RMSNorm rounded the way the kernel rounds it. It covers the epilogues
+ * that store (lm_head), add (o_proj, down_proj) and gate (gate/up), with and without the
+ * fused norm (and with rmsnorm first, as the model does beyond GEMV_NORM_ROWS rows), on
+ * TinyLlama's shapes and ragged ones (N not a multiple of 16, K not of 32); every output is
+ * written; each row is bit for bit the same at any batch size. (RoPE + KV
+ * append, the fourth epilogue, is checked through the model: tests/gpu/model_test.cu.)
+ *   build/tests/gpu/test_gemv           the checks
+ *   build/tests/gpu/test_gemv --bench   TinyLlama's GEMVs at batch 1 and 32, one after
+ *                                       another like a decode step (weights rotated through
+ *                                       more memory than L2 holds): us and GB/s of weights */
+#include <math.h>
+#include <string.h>
+#include <vector>
+#include "check.h"
+#include "gpu.h"
+#include "kernels.cuh"
+#include "model.h"
+#include "stats.h"
+
+static float rnd(uint64_t i, float scale) { return scale * ((float)(synth_mix(i) >> 40) / (float)(1 << 24) * 2.f - 1.f); }
+static std::vector<half> random_half(size_t n, uint64_t seed, float scale, float bias = 0.f) {
+    std::vector<half> v(n);
+    for (size_t i = 0; i < n; i++) v[i] = __float2half(bias + rnd(seed * 0x9E3779B97F4A7C15ull + i, scale));
+    return v;
+}
+template <typename T> static T *to_gpu(const std::vector<T> &v) {
+    T *d;
+    CUDA_CHECK(cudaMalloc(&d, v.size() * sizeof(T)));
+    CUDA_CHECK(cudaMemcpy(d, v.data(), v.size() * sizeof(T), cudaMemcpyHostToDevice));
+    return d;
+}
+static float h2f(half h) { return __half2float(h); }
+static half f2h(float f) { return __float2half(f); }
+
+struct Case { const char *name; int epi, N, K, B, norm; };
+static int g_pdl;                   /* launched as the model launches it (PDL on sm_90) */
+
+/* what the kernel's output rows should be, in double: x normalized like rms_apply, then W x */
+static std::vector<double> reference(const Case &c, const std::vector<half> &W, const std::vector<half> &x,
+                                     const std::vector<half> &nw, const std::vector<half> &y0) {
+    const int rows = c.epi == EPI_SILU_MUL ? c.N / 2 : c.N;
+    std::vector<double> out((size_t)c.B * rows), acc(c.N);
+    std::vector<float> xn(c.K);
+    for (int b = 0; b < c.B; b++) {
+        const half *xb = &x[(size_t)b * c.K];
+        float r = 1.f;
+        if (c.norm) {
+            double ss = 0;
+            for (int k = 0; k < c.K; k++) ss += (double)h2f(xb[k]) * h2f(xb[k]);
+            r = (float)(1.0 / sqrt(ss / c.K + 1e-5));
+        }
+        for (int k = 0; k < c.K; k++) xn[k] = c.norm ? h2f(f2h(h2f(nw[k]) * h2f(f2h(h2f(xb[k]) * r)))) : h2f(xb[k]);
+        for (int n = 0; n < c.N; n++) {
+            double s = 0;
+            const half *w = &W[(size_t)n * c.K];
+            for (int k = 0; k < c.K; k++) s += (double)h2f(w[k]) * xn[k];
+            acc[n] = s;
+        }
+        for (int n = 0; n < rows; n++) {
+            double v = acc[n];
+            if (c.epi == EPI_RESIDUAL) v += h2f(y0[(size_t)b * rows + n]);
+            if (c.epi == EPI_SILU_MUL) {           /* gate and up rounded to fp16, then silu(gate) */
+                const double gt = h2f(f2h((float)acc[n])), up = h2f(f2h((float)acc[rows + n]));
+                v = h2f(f2h((float)(gt / (1.0 + exp(-gt))))) * up;
+            }
+            out[(size_t)b * rows + n] = v;
+        }
+    }
+    return out;
+}
+
+/* y for rows [b0, b0 + B) of x; y starts as y0 (poison for the epilogues that only store) */
+static std::vector<half> run(const Case &c, int b0, int B, const half *dW, const half *dx, const half *dnw,
+                             const std::vector<half> &y0) {
+    const int rows = c.epi == EPI_SILU_MUL ? c.N / 2 : c.N;
+    std::vector<half> init(y0.begin() + (size_t)b0 * rows, y0.begin() + (size_t)(b0 + B) * rows);
+    half *dy = to_gpu(init);
+    GemvArgs a = {};
+    a.w = dW, a.N = c.N, a.K = c.K, a.x = dx + (size_t)b0 * c.K, a.x_stride = c.K, a.B = B;
+    a.norm_w = c.norm ? dnw : NULL, a.eps = 1e-5f, a.y = dy, a.y_stride = rows;
+    half *dxn = NULL;
+    if (c.norm && !gemv_fuses_norm(B, c.K)) {   /* as the model does it: rmsnorm first */
+        CUDA_CHECK(cudaMalloc(&dxn, (size_t)B * c.K * sizeof(half)));
+        k_rmsnorm(0, g_pdl, -1, a.x, NULL, dnw, dxn, NULL, B, c.K, a.eps);
+        a.x = dxn, a.norm_w = NULL;
+    }
+    k_gemv(0, g_pdl, P_LM_HEAD, -1, c.epi, &a);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    std::vector<half> y(init.size());
+    CUDA_CHECK(cudaMemcpy(y.data(), dy, y.size() * sizeof(half), cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaFree(dy));
+    if (dxn) CUDA_CHECK(cudaFree(dxn));
+    return y;
+}
+
+static void check_case(const Case &c, uint64_t seed) {
+    const int rows = c.epi == EPI_SILU_MUL ? c.N / 2 : c.N;
+    std::vector<half> W = random_half((size_t)c.N * c.K, seed, 1.f / sqrtf((float)c.K) * 1.7f);
+    std::vector<half> x = random_half((size_t)c.B * c.K, seed + 1, 1.f);
+    std::vector<half> nw = random_half(c.K, seed + 2, 0.5f, 1.f);
+    std::vector<half> y0 = c.epi == EPI_RESIDUAL ? random_half((size_t)c.B * rows, seed + 3, 1.f)
+                                                 : std::vector<half>((size_t)c.B * rows, __ushort_as_half(0x7fff));
+    half *dW = to_gpu(W), *dx = to_gpu(x), *dnw = to_gpu(nw);
+    std::vector<half> y = run(c, 0, c.B, dW, dx, dnw, y0);
+    std::vector<double> ref = reference(c, W, x, nw, y0);
+    double worst = 0, scale = 0;
+    int unwritten = 0;
+    for (size_t i = 0; i < ref.size(); i++) scale = fmax(scale, fabs(ref[i]));
+    for (size_t i = 0; i < ref.size(); i++) {
+        float v = h2f(y[i]);
+        if (isnan(v)) unwritten++;
+        else worst = fmax(worst, fabs(v - ref[i]) / (fabs(ref[i]) + 0.05 * scale));
+    }
+    CHECK(unwritten == 0, "%s: %d of %zu outputs not written", c.name, unwritten, ref.size());
+    CHECK(worst < 4e-3, "%s: worst error %.2e of |ref| + 5%% of max |ref| (%.3f), expected < 4e-3", c.name, worst, scale);
+    /* the same rows alone: bit for bit */
+    int differ = 0;
+    for (int b = 0; b < c.B; b += (c.B > 8 ? c.B / 8 : 1)) {
+        std::vector<half> one = run(c, b, 1, dW, dx, dnw, y0);
+        differ += memcmp(one.data(), &y[(size_t)b * rows], rows * sizeof(half)) != 0;
+    }
+    CHECK(differ == 0, "%s: %d rows differ from the same row run alone", c.name, differ);
+    printf("%-34s N=%5d K=%5d B=%2d norm=%d: worst %.1e, every output written, rows = rows alone\n", c.name, c.N,
+           c.K, c.B, c.norm, worst);
+    CUDA_CHECK(cudaFree(dW));
+    CUDA_CHECK(cudaFree(dx));
+    CUDA_CHECK(cudaFree(dnw));
+}
+
+/* ---- --bench: a decode step's GEMVs back to back, with the model's launches (PDL on sm_90) ---- */
+static void bench(void) {
+    GpuFacts f;
+    gpu_facts(&f);
+    const int pdl = f.cc_major >= 9;
+    struct Op { const char *name; int epi, N, K, norm; } ops[] = {
+        {"qkv", EPI_STORE, 2560, 2048, 1}, {"o", EPI_RESIDUAL, 2048, 2048, 0}, {"gate_up", EPI_SILU_MUL, 11264, 2048, 1},
+        {"down", EPI_RESIDUAL, 2048, 5632, 0}, {"lm_head", EPI_STORE, 32000, 2048, 1}};
+    const size_t pool_bytes = (size_t)1 << 30;     /* weights rotated through 1 GB: far more than L2 */
+    half *pool, *x, *y, *nw;
+    CUDA_CHECK(cudaMalloc(&pool, pool_bytes));
+    CUDA_CHECK(cudaMemset(pool, 0x11, pool_bytes));   /* small finite fp16 values */
+    CUDA_CHECK(cudaMalloc(&x, 32 * 5632 * sizeof(half)));
+    CUDA_CHECK(cudaMemset(x, 0x22, 32 * 5632 * sizeof(half)));
+    CUDA_CHECK(cudaMalloc(&y, 32 * 32000 * sizeof(half)));
+    CUDA_CHECK(cudaMemset(y, 0, 32 * 32000 * sizeof(half)));
+    CUDA_CHECK(cudaMalloc(&nw, 5632 * sizeof(half)));
+    CUDA_CHECK(cudaMemset(nw, 0x33, 5632 * sizeof(half)));
+    cudaEvent_t e0, e1;
+    CUDA_CHECK(cudaEventCreate(&e0));
+    CUDA_CHECK(cudaEventCreate(&e1));
+    for (int B = 1; B <= 32; B += 31)
+        for (const Op &op : ops) {
+            const size_t bytes = (size_t)op.N * op.K * sizeof(half);
+            const int copies = (int)(pool_bytes / bytes), reps = 200;
+            GemvArgs a = {};
+            a.N = op.N, a.K = op.K, a.x = x, a.x_stride = op.K, a.B = B, a.eps = 1e-5f, a.y = y;
+            a.y_stride = op.epi == EPI_SILU_MUL ? op.N / 2 : op.N;
+            a.norm_w = op.norm && gemv_fuses_norm(B, op.K) ? nw : NULL;
+            double us[5];
+            for (int r = -1; r < 5; r++) {               /* r = -1: warm-up */
+                CUDA_CHECK(cudaEventRecord(e0));
+                for (int i = 0; i < reps; i++) {
+                    a.w = pool + (size_t)(i % copies) * op.N * op.K;
+                    k_gemv(0, pdl, P_LM_HEAD, -1, op.epi, &a);
+                }
+                CUDA_CHECK(cudaEventRecord(e1));
+                CUDA_CHECK(cudaEventSynchronize(e1));
+                float ms;
+                CUDA_CHECK(cudaEventElapsedTime(&ms, e0, e1));
+                if (r >= 0) us[r] = 1e3 * ms / reps;
+            }
+            Stats s = stats_of(us, 5);
+            printf("gemv_bench op=%s B=%d us=%.2f range_us=%.2f-%.2f gbs=%.0f norm=%d\n", op.name, B, s.median, s.min,
+                   s.max, bytes / (s.median * 1e3), a.norm_w != NULL);
+        }
+}
+
+int main(int argc, char **argv) {
+    if (argc > 1 && !strcmp(argv[1], "--bench")) {
+        bench();
+        return 0;
+    }
+    const Case cases[] = {
+        {"lm_head-like, norm fused", EPI_STORE, 2560, 2048, 1, 1},
+        {"lm_head-like, norm fused", EPI_STORE, 2560, 2048, 8, 1},
+        {"lm_head-like, x from L1", EPI_STORE, 2560, 2048, 32, 0},
+        {"lm_head-like, rmsnorm kernel first", EPI_STORE, 2560, 2048, 32, 1},
+        {"gate/up + silu*mul, rmsnorm first", EPI_SILU_MUL, 11264, 2048, 32, 1},
+        {"down_proj + residual", EPI_RESIDUAL, 2048, 5632, 1, 0},
+        {"down_proj + residual", EPI_RESIDUAL, 2048, 5632, 19, 0},
+        {"o_proj + residual", EPI_RESIDUAL, 2048, 2048, 3, 0},
+        {"gate/up + silu*mul, norm fused", EPI_SILU_MUL, 11264, 2048, 1, 1},
+        {"gate/up + silu*mul", EPI_SILU_MUL, 11264, 2048, 12, 0},
+        {"gate/up + silu*mul, norm fused", EPI_SILU_MUL, 11264, 2048, 5, 1},
+        {"ragged edges", EPI_STORE, 100, 200, 2, 1},
+        {"ragged edges", EPI_STORE, 100, 200, 9, 0},
+        {"ragged edges + residual", EPI_RESIDUAL, 37, 72, 5, 0},
+        {"one tile", EPI_STORE, 16, 8, 1, 0},
+        {"the fixture's o_proj", EPI_RESIDUAL, 64, 64, 4, 0},
+        {"vocab-wide", EPI_STORE, 32000, 2048, 2, 1},
+    };
+    int dev, cc;
+    CUDA_CHECK(cudaGetDevice(&dev));
+    CUDA_CHECK(cudaDeviceGetAttribute(&cc, cudaDevAttrComputeCapabilityMajor, dev));
+    g_pdl = cc >= 9;
+    uint64_t seed = 1;
+    for (const Case &c : cases) check_case(c, seed += 10);
+    return check_done("test_gemv");
+}
