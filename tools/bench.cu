@@ -8,7 +8,7 @@
  * synchronized per step), range = (max - min) / median. floor = weight bytes / the GPU's
  * memory bandwidth; ratio = TPOT / floor; MBU = floor / TPOT. Writes results/bench.tsv.
  * --profile adds, for graph and fused at batch 1 and 32, CUPTI's GPU time per kernel name
- * over 16 decode steps: where the step's time goes. */
+ * over 16 decode steps, and over 4 batch-1 prefills: where the step's and the TTFT's time go. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,9 +19,10 @@
 #include "stats.h"
 #include "trace.h"
 
-/* 16 decode steps under CUPTI: busy ratio and the kernels by GPU time */
-static void profile(GpuModel *m, const int *ids, int n, int B, Mode mode) {
-    enum { STEPS = 16 };
+/* under CUPTI: 16 decode steps (prefill = 0) or 4 prefills of the prompt (prefill = 1):
+ * the busy ratio and the kernels by GPU time */
+static void profile(GpuModel *m, const int *ids, int n, int B, Mode mode, int prefill) {
+    const int reps = prefill ? 4 : 16;
     Trace t = {};
     int tok[64];
     gpu_prefill(m, ids, n, B, NULL);
@@ -29,17 +30,20 @@ static void profile(GpuModel *m, const int *ids, int n, int B, Mode mode) {
     gpu_last_tokens(m, tok);
     if (trace_start(&t) != 0) return;
     uint64_t t0 = trace_now();
-    for (int i = 0; i < STEPS; i++) gpu_decode_step(m, mode);
+    for (int i = 0; i < reps; i++)
+        if (prefill) gpu_prefill(m, ids, n, B, NULL);
+        else gpu_decode_step(m, mode);
     gpu_last_tokens(m, tok);
     uint64_t t1 = trace_now();
     trace_flush();
     trace_stop();
-    TraceWindow w = trace_window(&t, t0, t1, STEPS);
-    printf("profile mode=%s batch=%d kernels_per_step=%.1f gpu_us_per_step=%.1f busy_pct=%.1f\n", mode_name(mode), B,
-           w.kernels_per_step, w.gpu_ns / STEPS / 1e3, 100 * w.busy_ratio);
+    TraceWindow w = trace_window(&t, t0, t1, reps);
+    printf("profile %s=%s batch=%d kernels_per_step=%.1f gpu_us_per_step=%.1f busy_pct=%.1f\n",
+           prefill ? "prefill" : "mode", prefill ? "tokens" : mode_name(mode), B, w.kernels_per_step,
+           w.gpu_ns / reps / 1e3, 100 * w.busy_ratio);
     for (int i = 0; i < w.n_names && i < 8; i++)
         printf("  %5.1f%% %7.2f us x %5.1f/step  %.70s\n", 100 * w.names[i].share, w.names[i].avg_ns / 1e3,
-               (double)w.names[i].calls / STEPS, w.names[i].name);
+               (double)w.names[i].calls / reps, w.names[i].name);
     trace_window_free(&w);
     trace_free(&t);
 }
@@ -97,11 +101,13 @@ int main(int argc, char **argv) {
         }
     fclose(tsv);
     printf("wrote %s\n", path);
-    if (prof)
+    if (prof) {
         for (int bi = 0; bi < 2; bi++) {
-            profile(m, ids, n_prompt, batches[bi], MODE_GRAPH);
-            profile(m, ids, n_prompt, batches[bi], MODE_FUSED);
+            profile(m, ids, n_prompt, batches[bi], MODE_GRAPH, 0);
+            profile(m, ids, n_prompt, batches[bi], MODE_FUSED, 0);
         }
+        profile(m, ids, n_prompt, 1, MODE_FUSED, 1);
+    }
     free(ids), free(out), free(steps);
     gpu_model_free(m);
     return 0;
