@@ -73,14 +73,15 @@ static void linear(GpuModel *m, Part p, int layer, const char *op, const half *x
 
 /* attention for T queries. A decode step offers ATTN_MAX_SPLITS slices of the keys, and the
  * kernel uses as many as the query's length needs (ATTN_SLICE_KEYS keys or more each), so a
- * row's result does not depend on the batch size; the token path (prefill) gives each query
- * a warp of its own over all its keys (tests/gpu/PERF_LOG.md, v7). */
+ * row's result does not depend on the batch size; the token path offers slices only while
+ * the queries alone would leave the GPU idle. */
 static void attention(GpuModel *m, int pdl, int layer, const half *q, int q_stride, const int *row, const int *pos,
                       int T, int decode) {
     const Config *c = &m->c;
+    int blocks = T * c->n_kv_heads, splits = decode ? ATTN_MAX_SPLITS : (m->sms / 2 + blocks - 1) / blocks;
     AttnArgs a = {q, q_stride, row, pos, m->kc + layer * m->kv_layer, m->vc + layer * m->kv_layer,
                   m->attn, c->n_heads * c->head_dim, T, c->n_heads, c->n_kv_heads, c->head_dim, m->max_seq,
-                  decode ? ATTN_MAX_SPLITS : 1, m->part, m->counter, !decode};
+                  splits > ATTN_MAX_SPLITS ? ATTN_MAX_SPLITS : splits, m->part, m->counter};
     k_attention(m->st, pdl, layer, &a);
 }
 

@@ -69,7 +69,6 @@ typedef struct {
     half *out; int out_stride;
     int T, nh, nkv, hd, max_seq, splits;
     float *part; int *counter;
-    int per_warp;                   /* a warp per query, no slices (the prefill) */
 } AttnArgs;
 void k_attention(cudaStream_t s, int pdl, int layer, const AttnArgs *a);
 long long attn_part_floats(int slices, int group, int hd);   /* the part scratch for that many slices */

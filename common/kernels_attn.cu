@@ -12,9 +12,6 @@
 #include "launch.h"
 
 enum { ATTN_THREADS = 256, ATTN_WARPS = ATTN_THREADS / 32, MAXG = 8 };
-#ifndef ATTN_MIN_BLOCKS
-#define ATTN_MIN_BLOCKS 1           /* blocks per SM the registers must allow */
-#endif
 #ifndef ATTN_SLICE_KEYS
 #define ATTN_SLICE_KEYS 64          /* the fewest keys a slice gets (tests/gpu/PERF_LOG.md, v5) */
 #endif
@@ -31,19 +28,15 @@ __device__ __forceinline__ void unpack8(int4 v, float *x) {
 __device__ __forceinline__ float rescale(float x, float m) { return m == -INFINITY ? 0.f : exp2f(x - m); }
 
 template <int HD>
-__global__ void __launch_bounds__(ATTN_THREADS, ATTN_MIN_BLOCKS) attn_kv(AttnArgs a) {
+__global__ void __launch_bounds__(ATTN_THREADS) attn_kv(AttnArgs a) {
     constexpr int LPK = HD / 8, KPW = 32 / LPK, KPB = KPW * ATTN_WARPS;
     __shared__ float sm_m[ATTN_WARPS][MAXG], sm_l[ATTN_WARPS][MAXG], sm_acc[ATTN_WARPS][MAXG][HD];
     __shared__ int is_last;
     __shared__ float weight[ATTN_MAX_SPLITS][MAXG];
     pdl_launch_dependents();
     pdl_wait();
+    const int kvh = blockIdx.x, t = blockIdx.y, sp = blockIdx.z, G = a.nh / a.nkv;
     const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, sub = lane % LPK, slot = lane / LPK;
-    /* per_warp: each warp serves a query of its own over all its keys, block y queries
-     * 8y .. 8y + 7 (the prefill: many queries, no merge); else the block serves query y */
-    const int kvh = blockIdx.x, t = a.per_warp ? blockIdx.y * ATTN_WARPS + warp : blockIdx.y, sp = blockIdx.z;
-    const int G = a.nh / a.nkv;
-    if (t >= a.T) return;
     const int row = a.row ? a.row[t] : t, L = a.pos[t] + 1;
     const int chunk = max(ATTN_SLICE_KEYS, (L + a.splits - 1) / a.splits), slices = (L + chunk - 1) / chunk;
     if (sp >= slices) return;                                   /* this query needs fewer slices */
@@ -71,11 +64,10 @@ __global__ void __launch_bounds__(ATTN_THREADS, ATTN_MIN_BLOCKS) attn_kv(AttnArg
         if (j < j1) kr = __ldg((const int4 *)(a.kc + base + (long long)j * HD)), vr = __ldg((const int4 *)(a.vc + base + (long long)j * HD));
     };
     int4 kr, vr, kn, vn;
-    const int first = a.per_warp ? j0 : j0 + warp * KPW, step = a.per_warp ? KPW : KPB;
-    load(first, kr, vr);
-    for (int jb = first; jb < j1; jb += step) {
+    load(j0 + warp * KPW, kr, vr);
+    for (int jb = j0 + warp * KPW; jb < j1; jb += KPB) {
         const bool ok = jb + slot < j1;
-        if (jb + step < j1) load(jb + step, kn, vn);
+        if (jb + KPB < j1) load(jb + KPB, kn, vn);
         float k[8], v[8];
         unpack8(kr, k);
         unpack8(vr, v);
@@ -110,16 +102,6 @@ __global__ void __launch_bounds__(ATTN_THREADS, ATTN_MIN_BLOCKS) attn_kv(AttnArg
             for (int d = 0; d < 8; d++) acc[g][d] = acc[g][d] * c1 + __shfl_xor_sync(0xffffffffu, acc[g][d], o) * c2;
             m[g] = mn;
         }
-    }
-    if (a.per_warp) {                                           /* the warp holds the whole answer */
-        half *o = a.out + (long long)t * a.out_stride + kvh * G * HD + sub * 8;
-        if (slot == 0)
-#pragma unroll
-            for (int g = 0; g < MAXG; g++)
-                if (g < G)
-#pragma unroll
-                    for (int d = 0; d < 8; d++) o[g * HD + d] = f16(acc[g][d] / l[g]);
-        return;
     }
     if (slot == 0) {
 #pragma unroll
@@ -199,8 +181,7 @@ long long attn_part_floats(int slices, int group, int hd) { return (long long)sl
 
 void k_attention(cudaStream_t s, int pdl, int layer, const AttnArgs *a) {
     if (a->splits < 1 || a->splits > ATTN_MAX_SPLITS) die("attention: %d slices, expected 1..%d", a->splits, ATTN_MAX_SPLITS);
-    if (a->per_warp && a->splits != 1) die("attention: a warp per query takes no slices (splits %d)", a->splits);
-    dim3 grid(a->nkv, a->per_warp ? (a->T + ATTN_WARPS - 1) / ATTN_WARPS : a->T, a->splits);
+    dim3 grid(a->nkv, a->T, a->splits);
     switch (a->hd) {
     case 16: LAUNCH_PDL(pdl, P_ATTN, layer, "attention", attn_kv<16>, grid, ATTN_THREADS, 0, s, *a); break;
     case 32: LAUNCH_PDL(pdl, P_ATTN, layer, "attention", attn_kv<32>, grid, ATTN_THREADS, 0, s, *a); break;
