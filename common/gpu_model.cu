@@ -45,7 +45,6 @@ struct GpuModel {
     float *sq, *rs, *part;
     int *counter;
     int *d_ids, *d_row, *d_tpos;   /* prefill, per token: id, row, position */
-    int *d_lastx, *d_lastr;        /* prefill, per row: its last token's index in its chunk, the row */
     int *d_rowid;                  /* 0, 1, ..., max_batch - 1 */
     cudaGraphExec_t graph[2][65];  /* [graph, graph_eager][batch] */
     StepCounts counts[MODE_COUNT][65];
@@ -92,13 +91,13 @@ static void forward_tokens(GpuModel *m, const int *ids, const int *row, const in
     k_embed(m->st, 0, ids, m->w.embed, m->hidden, T, dim);
     for (int l = 0; l < c->n_layers; l++) {
         const LayerWeights *L = &m->w.layer[l];
-        k_rmsnorm(m->st, 0, l, m->hidden, NULL, L->attn_norm, m->xn, NULL, T, dim, c->norm_eps);
+        k_rmsnorm(m->st, 0, l, m->hidden, L->attn_norm, m->xn, T, dim, c->norm_eps);
         linear(m, P_QKV, l, "qkv_proj", m->xn, T, dim, L->wqkv, qkvd, m->qkv, 0.f);
         k_rope_kv_append(m->st, l, m->qkv, row, pos, m->cos_t, m->sin_t, m->kc + l * m->kv_layer,
                          m->vc + l * m->kv_layer, T, c->n_heads, c->n_kv_heads, c->head_dim, m->max_seq);
         attention(m, 0, l, m->qkv, qkvd, row, pos, T, 0);
         linear(m, P_O, l, "o_proj+residual", m->attn, T, qd, L->wo, dim, m->hidden, 1.f);
-        k_rmsnorm(m->st, 0, l, m->hidden, NULL, L->ffn_norm, m->xn, NULL, T, dim, c->norm_eps);
+        k_rmsnorm(m->st, 0, l, m->hidden, L->ffn_norm, m->xn, T, dim, c->norm_eps);
         linear(m, P_GATE_UP, l, "gate_up_proj", m->xn, T, dim, L->wgu, 2 * c->hidden, m->gu, 0.f);
         k_silu_mul(m->st, l, m->gu, m->act, T, c->hidden);
         linear(m, P_DOWN, l, "down_proj+residual", m->act, T, c->hidden, L->wdown, dim, m->hidden, 1.f);
@@ -150,19 +149,19 @@ static void step_fused(GpuModel *m, int B) {
     const int dim = c->dim, qd = c->n_heads * c->head_dim, H = c->hidden, pdl = m->pdl;
     if (B > GEMV_MAX_ROWS) {                                 /* every row one token of the token path */
         forward_tokens(m, m->d_tok, m->d_rowid, m->d_pos, B);
-        k_rmsnorm(m->st, 0, -1, m->hidden, NULL, m->w.final_norm, m->xn, NULL, B, dim, c->norm_eps);
+        k_rmsnorm(m->st, 0, -1, m->hidden, m->w.final_norm, m->xn, B, dim, c->norm_eps);
         linear(m, P_LM_HEAD, -1, "lm_head", m->xn, B, dim, m->w.lm_head, c->vocab, m->logits, 0.f);
         k_argmax(m->st, 0, m->logits, B, c->vocab, m->d_tok, m->d_pos, 1);
         return;
     }
-    const int prologue = gemv_fuses_norm(B, dim);           /* else rmsnorm first, into xn */
+    const int prologue = B <= GEMV_NORM_ROWS;               /* else rmsnorm first, into xn */
     GemvArgs a = {};
     a.B = B, a.eps = c->norm_eps, a.pos = m->d_pos, a.cos_t = m->cos_t, a.sin_t = m->sin_t;
     a.nh = c->n_heads, a.nkv = c->n_kv_heads, a.hd = c->head_dim, a.max_seq = m->max_seq;
     k_embed(m->st, pdl, m->d_tok, m->w.embed, m->hidden, B, dim);
     for (int l = 0; l < c->n_layers; l++) {
         const LayerWeights *L = &m->w.layer[l];
-        if (!prologue) k_rmsnorm(m->st, pdl, l, m->hidden, NULL, L->attn_norm, m->xn, NULL, B, dim, c->norm_eps);
+        if (!prologue) k_rmsnorm(m->st, pdl, l, m->hidden, L->attn_norm, m->xn, B, dim, c->norm_eps);
         a.w = L->wqkv, a.N = (c->n_heads + 2 * c->n_kv_heads) * c->head_dim, a.K = dim;
         a.x = prologue ? m->hidden : m->xn, a.x_stride = dim, a.norm_w = prologue ? L->attn_norm : NULL;
         a.y = m->qkv, a.y_stride = qd, a.kc = m->kc + l * m->kv_layer, a.vc = m->vc + l * m->kv_layer;
@@ -171,7 +170,7 @@ static void step_fused(GpuModel *m, int B) {
         a.w = L->wo, a.N = dim, a.K = qd, a.x = m->attn, a.x_stride = qd, a.norm_w = NULL;
         a.y = m->hidden, a.y_stride = dim;
         k_gemv(m->st, pdl, P_O, l, EPI_RESIDUAL, &a);
-        if (!prologue) k_rmsnorm(m->st, pdl, l, m->hidden, NULL, L->ffn_norm, m->xn, NULL, B, dim, c->norm_eps);
+        if (!prologue) k_rmsnorm(m->st, pdl, l, m->hidden, L->ffn_norm, m->xn, B, dim, c->norm_eps);
         a.w = L->wgu, a.N = 2 * H, a.K = dim, a.x = prologue ? m->hidden : m->xn, a.x_stride = dim;
         a.norm_w = prologue ? L->ffn_norm : NULL, a.y = m->act, a.y_stride = H;
         k_gemv(m->st, pdl, P_GATE_UP, l, EPI_SILU_MUL, &a);
@@ -179,7 +178,7 @@ static void step_fused(GpuModel *m, int B) {
         a.y = m->hidden, a.y_stride = dim;
         k_gemv(m->st, pdl, P_DOWN, l, EPI_RESIDUAL, &a);
     }
-    if (!prologue) k_rmsnorm(m->st, pdl, -1, m->hidden, NULL, m->w.final_norm, m->xn, NULL, B, dim, c->norm_eps);
+    if (!prologue) k_rmsnorm(m->st, pdl, -1, m->hidden, m->w.final_norm, m->xn, B, dim, c->norm_eps);
     a.w = m->w.lm_head, a.N = c->vocab, a.K = dim, a.x = prologue ? m->hidden : m->xn, a.x_stride = dim;
     a.norm_w = prologue ? m->w.final_norm : NULL, a.y = m->logits, a.y_stride = c->vocab;
     k_gemv(m->st, pdl, P_LM_HEAD, -1, EPI_STORE, &a);
@@ -262,22 +261,17 @@ void gpu_prefill_rows(GpuModel *m, const int *ids, const int *lens, int batch, f
     /* rows one after another, each in chunks of PREFILL_CHUNK tokens: a row's numbers are
      * then the same in any batch (a GEMM's rounding can change with its number of rows) */
     int *row = (int *)xmalloc(sizeof(int) * T), *pos = (int *)xmalloc(sizeof(int) * T);
-    int *lastx = (int *)xmalloc(sizeof(int) * batch), *lastr = (int *)xmalloc(sizeof(int) * batch);
     for (int r = 0, t = 0; r < batch; r++) {
         for (int i = 0; i < lens[r]; i++, t++) {
             if (ids[t] < 0 || ids[t] >= c->vocab)
                 die("gpu_prefill: token id %d (row %d) is outside the vocabulary 0..%d", ids[t], r, c->vocab - 1);
             row[t] = r, pos[t] = i;
         }
-        lastx[r] = (lens[r] - 1) % PREFILL_CHUNK;     /* the row's last token, within its last chunk */
-        lastr[r] = r;
         m->h_pos[r] = lens[r];
     }
     CUDA_CHECK(cudaMemcpyAsync(m->d_ids, ids, sizeof(int) * T, cudaMemcpyHostToDevice, m->st));
     CUDA_CHECK(cudaMemcpyAsync(m->d_row, row, sizeof(int) * T, cudaMemcpyHostToDevice, m->st));
     CUDA_CHECK(cudaMemcpyAsync(m->d_tpos, pos, sizeof(int) * T, cudaMemcpyHostToDevice, m->st));
-    CUDA_CHECK(cudaMemcpyAsync(m->d_lastx, lastx, sizeof(int) * batch, cudaMemcpyHostToDevice, m->st));
-    CUDA_CHECK(cudaMemcpyAsync(m->d_lastr, lastr, sizeof(int) * batch, cudaMemcpyHostToDevice, m->st));
     CUDA_CHECK(cudaMemcpyAsync(m->d_pos, lens, sizeof(int) * batch, cudaMemcpyHostToDevice, m->st));
     half *lh = logits_host ? (half *)xmalloc(sizeof(half) * PREFILL_CHUNK * c->vocab) : NULL;
     for (int r = 0, off = 0; r < batch; off += lens[r], r++)
@@ -285,10 +279,10 @@ void gpu_prefill_rows(GpuModel *m, const int *ids, const int *lens, int batch, f
             const int n = lens[r] - c0 < PREFILL_CHUNK ? lens[r] - c0 : PREFILL_CHUNK, t0 = off + c0;
             forward_tokens(m, m->d_ids + t0, m->d_row + t0, m->d_tpos + t0, n);
             if (c0 + n == lens[r])                    /* the row's last token, normed, into xlast */
-                k_rmsnorm(m->st, 0, -1, m->hidden, m->d_lastx + r, m->w.final_norm, m->xlast, m->d_lastr + r, 1,
-                          c->dim, c->norm_eps);
+                k_rmsnorm(m->st, 0, -1, m->hidden + (long long)(n - 1) * c->dim, m->w.final_norm,
+                          m->xlast + (long long)r * c->dim, 1, c->dim, c->norm_eps);
             if (lh) {                                 /* the logits of every prompt position */
-                k_rmsnorm(m->st, 0, -1, m->hidden, NULL, m->w.final_norm, m->xn, NULL, n, c->dim, c->norm_eps);
+                k_rmsnorm(m->st, 0, -1, m->hidden, m->w.final_norm, m->xn, n, c->dim, c->norm_eps);
                 linear(m, P_LM_HEAD, -1, "lm_head", m->xn, n, c->dim, m->w.lm_head, c->vocab, m->logits, 0.f);
                 CUDA_CHECK(cudaMemcpyAsync(lh, m->logits, sizeof(half) * n * c->vocab, cudaMemcpyDeviceToHost, m->st));
                 CUDA_CHECK(cudaStreamSynchronize(m->st));
@@ -306,7 +300,7 @@ void gpu_prefill_rows(GpuModel *m, const int *ids, const int *lens, int batch, f
     k_argmax(m->st, 0, m->logits, batch, c->vocab, m->d_tok, NULL, 0);
     m->batch = batch;
     free(lh);
-    free(row), free(pos), free(lastx), free(lastr);
+    free(row), free(pos);
 }
 
 void gpu_prefill(GpuModel *m, const int *ids, int n, int batch, float *logits_host) {
@@ -439,8 +433,6 @@ GpuModel *gpu_model_open(const GpuModelOpts *o) {
     m->d_ids = (int *)dalloc(sizeof(int) * maxtok);
     m->d_row = (int *)dalloc(sizeof(int) * maxtok);
     m->d_tpos = (int *)dalloc(sizeof(int) * maxtok);
-    m->d_lastx = (int *)dalloc(sizeof(int) * m->max_batch);
-    m->d_lastr = (int *)dalloc(sizeof(int) * m->max_batch);
     m->d_rowid = (int *)dalloc(sizeof(int) * m->max_batch);
     for (int r = 0; r < m->max_batch; r++) m->h_pos[r] = r;
     CUDA_CHECK(cudaMemcpyAsync(m->d_rowid, m->h_pos, sizeof(int) * m->max_batch, cudaMemcpyHostToDevice, m->st));
@@ -456,7 +448,7 @@ void gpu_model_free(GpuModel *m) {
             if (m->graph[g][b]) CUDA_CHECK(cudaGraphExecDestroy(m->graph[g][b]));
     void *bufs[] = {m->kc, m->vc, m->cos_t, m->sin_t, m->d_tok, m->d_pos, m->hidden, m->xn, m->tmp, m->xlast,
                     m->qkv, m->attn, m->gu, m->act, m->logits, m->sq, m->rs, m->part, m->counter, m->d_ids,
-                    m->d_row, m->d_tpos, m->d_lastx, m->d_lastr, m->d_rowid, m->cublas_ws};
+                    m->d_row, m->d_tpos, m->d_rowid, m->cublas_ws};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) CUDA_CHECK(cudaFree(bufs[i]));
     CUDA_CHECK(cudaFreeHost(m->h_tok));
     gpu_weights_free(&m->w);

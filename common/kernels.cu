@@ -70,17 +70,17 @@ void k_embed(cudaStream_t s, int pdl, const int *tok, const half *E, half *out, 
 }
 
 /* the same arithmetic, in the same order, as the GEMV's norm prologue */
-__global__ void rmsnorm(const half *x, const int *xmap, const half *w, half *out, const int *omap, int dim, float eps) {
+__global__ void rmsnorm(const half *x, const half *w, half *out, int dim, float eps) {
     pdl_launch_dependents();
     pdl_wait();
-    const half *xr = x + (long long)(xmap ? xmap[blockIdx.x] : blockIdx.x) * dim;
-    half *o = out + (long long)(omap ? omap[blockIdx.x] : blockIdx.x) * dim;
+    const half *xr = x + (long long)blockIdx.x * dim;
+    half *o = out + (long long)blockIdx.x * dim;
     float r = rms_scale(block_sum(row_sumsq(xr, dim)), dim, eps);
     for (int i = threadIdx.x; i < dim; i += NORM_THREADS) o[i] = rms_apply(xr[i], r, w[i]);
 }
-void k_rmsnorm(cudaStream_t s, int pdl, int layer, const half *x, const int *xmap, const half *w, half *out,
-               const int *omap, int T, int dim, float eps) {
-    LAUNCH_PDL(pdl, P_NORM, layer, "rmsnorm", rmsnorm, T, NORM_THREADS, 0, s, x, xmap, w, out, omap, dim, eps);
+void k_rmsnorm(cudaStream_t s, int pdl, int layer, const half *x, const half *w, half *out, int T, int dim,
+               float eps) {
+    LAUNCH_PDL(pdl, P_NORM, layer, "rmsnorm", rmsnorm, T, NORM_THREADS, 0, s, x, w, out, dim, eps);
 }
 
 __global__ void rope_kv_append(half *qkv, const int *row, const int *pos, const half *cos_t, const half *sin_t,

@@ -35,9 +35,8 @@ void k_rope_table(cudaStream_t s, half *cos_t, half *sin_t, int max_seq, int hea
 
 /* ---- the token path: any number of tokens, token t in KV-cache row row[t] at pos[t] ---- */
 void k_embed(cudaStream_t s, int pdl, const int *tok, const half *E, half *out, int T, int dim);
-/* out[orow] = w * (x[xrow] / rms(x[xrow])); xrow / orow = xmap / omap[i] (NULL: i) */
-void k_rmsnorm(cudaStream_t s, int pdl, int layer, const half *x, const int *xmap, const half *w, half *out,
-               const int *omap, int T, int dim, float eps);
+/* out[t] = w * (x[t] / rms(x[t])) for T rows of dim */
+void k_rmsnorm(cudaStream_t s, int pdl, int layer, const half *x, const half *w, half *out, int T, int dim, float eps);
 /* qkv [T][(nh + 2 nkv) hd]: RoPE on q in place and on k; k, v into the cache at (row, pos) */
 void k_rope_kv_append(cudaStream_t s, int layer, half *qkv, const int *row, const int *pos,
                       const half *cos_t, const half *sin_t, half *kc, half *vc,
@@ -76,9 +75,9 @@ enum { ATTN_MAX_SPLITS = 8 };
 int attn_supported(int nh, int nkv, int hd);    /* head_dim 16/32/64/128, <= 8 q heads per kv head */
 
 /* ---- decode GEMV for up to 32 rows on tensor cores (kernels_gemv.cu): y = W x ----
- * W [N][K] fp16 is read once for all B rows. With norm_w (only where gemv_fuses_norm(B, K))
- * x is RMS-normalised on the way in; the epilogue decides where the rows go. Each row's
- * result is bit for bit the same whatever B is (batch-invariant). */
+ * W [N][K] fp16 is read once for all B rows. With norm_w (B <= GEMV_NORM_ROWS) x is
+ * RMS-normalised on the way in; the epilogue decides where the rows go. Each row's result is
+ * bit for bit the same whatever B is (batch-invariant). */
 enum { EPI_STORE, EPI_RESIDUAL, EPI_SILU_MUL, EPI_QKV_ROPE };
 typedef struct {
     const half *w; int N, K;
@@ -90,7 +89,6 @@ typedef struct {
 } GemvArgs;
 enum { GEMV_MAX_ROWS = 32, GEMV_NORM_ROWS = 8 };
 void k_gemv(cudaStream_t s, int pdl, Part part, int layer, int epi, const GemvArgs *a);
-int gemv_fuses_norm(int B, int K);  /* B rows of width K can be normalised inside the GEMV */
 
 /* ---- device helpers shared by the kernel files ---- */
 #ifdef __CUDACC__

@@ -13,7 +13,7 @@
 
 enum { ATTN_THREADS = 256, ATTN_WARPS = ATTN_THREADS / 32, MAXG = 8 };
 #ifndef ATTN_SLICE_KEYS
-#define ATTN_SLICE_KEYS 64          /* the fewest keys a slice gets (tests/gpu/PERF_LOG.md, v5) */
+#define ATTN_SLICE_KEYS 64          /* the fewest keys a slice gets (tests/gpu/PERF_LOG.md, v6) */
 #endif
 
 __device__ __forceinline__ void unpack8(int4 v, float *x) {

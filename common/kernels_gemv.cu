@@ -12,8 +12,8 @@
  *   - the split over warps is added in a fixed order, and a row of x meets the same
  *     instructions whatever B is, so its result is bit for bit the same at any batch size.
  * The neighbours it fuses:
- *   prologue  RMSNorm of x (B <= GEMV_NORM_ROWS, gemv_fuses_norm; beyond that the caller runs
- *             rmsnorm, which does the same arithmetic)
+ *   prologue  RMSNorm of x (B <= GEMV_NORM_ROWS; beyond that the caller runs rmsnorm, which
+ *             does the same arithmetic)
  *   epilogue  EPI_QKV_ROPE  tile rows i and i + head_dim/2 of a head: RoPE on q and k, k and
  *                           v straight into the KV cache
  *             EPI_SILU_MUL  tile rows gate i and up i: silu(gate) * up
@@ -250,8 +250,6 @@ static void launch_nt(cudaStream_t s, int pdl, Part part, int layer, int epi, co
     default: LAUNCH_PDL(pdl, part, layer, "gemv_lm_head", gemv_lm_head<NT>, gemv_grid(gemv_lm_head<NT>, tiles), GEMV_THREADS, 0, s, *a); break;
     }
 }
-
-int gemv_fuses_norm(int B, int K) { return B <= GEMV_NORM_ROWS; }
 
 void k_gemv(cudaStream_t s, int pdl, Part part, int layer, int epi, const GemvArgs *a) {
     if (a->B < 1 || a->B > GEMV_MAX_ROWS || (a->norm_w && a->B > GEMV_NORM_ROWS) || a->K % 8 ||

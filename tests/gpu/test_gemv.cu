@@ -80,9 +80,9 @@ static std::vector<half> run(const Case &c, int b0, int B, const half *dW, const
     a.w = dW, a.N = c.N, a.K = c.K, a.x = dx + (size_t)b0 * c.K, a.x_stride = c.K, a.B = B;
     a.norm_w = c.norm ? dnw : NULL, a.eps = 1e-5f, a.y = dy, a.y_stride = rows;
     half *dxn = NULL;
-    if (c.norm && !gemv_fuses_norm(B, c.K)) {   /* as the model does it: rmsnorm first */
+    if (c.norm && B > GEMV_NORM_ROWS) {         /* as the model does it: rmsnorm first */
         CUDA_CHECK(cudaMalloc(&dxn, (size_t)B * c.K * sizeof(half)));
-        k_rmsnorm(0, g_pdl, -1, a.x, NULL, dnw, dxn, NULL, B, c.K, a.eps);
+        k_rmsnorm(0, g_pdl, -1, a.x, dnw, dxn, B, c.K, a.eps);
         a.x = dxn, a.norm_w = NULL;
     }
     k_gemv(0, g_pdl, P_LM_HEAD, -1, c.epi, &a);
@@ -156,7 +156,7 @@ static void bench(void) {
             GemvArgs a = {};
             a.N = op.N, a.K = op.K, a.x = x, a.x_stride = op.K, a.B = B, a.eps = 1e-5f, a.y = y;
             a.y_stride = op.epi == EPI_SILU_MUL ? op.N / 2 : op.N;
-            a.norm_w = op.norm && gemv_fuses_norm(B, op.K) ? nw : NULL;
+            a.norm_w = op.norm && B <= GEMV_NORM_ROWS ? nw : NULL;
             double us[5];
             for (int r = -1; r < 5; r++) {               /* r = -1: warm-up */
                 CUDA_CHECK(cudaEventRecord(e0));
