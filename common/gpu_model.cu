@@ -73,19 +73,21 @@ static void linear(GpuModel *m, Part p, int layer, const char *op, const half *x
 /* attention for T queries. A decode step offers ATTN_MAX_SPLITS slices of the keys, and the
  * kernel uses as many as the query's length needs (ATTN_SLICE_KEYS keys or more each), so a
  * row's result does not depend on the batch size; the token path offers slices only while
- * the queries alone would leave the GPU idle. */
+ * the queries alone would leave the GPU idle. A prompt's queries (one_row: all of one row)
+ * go through the tiled kernel, which loads each key once for a tile of queries. */
 static void attention(GpuModel *m, int pdl, int layer, const half *q, int q_stride, const int *row, const int *pos,
-                      int T, int decode) {
+                      int T, int decode, int one_row) {
     const Config *c = &m->c;
     int blocks = T * c->n_kv_heads, splits = decode ? ATTN_MAX_SPLITS : (m->sms / 2 + blocks - 1) / blocks;
     AttnArgs a = {q, q_stride, row, pos, m->kc + layer * m->kv_layer, m->vc + layer * m->kv_layer,
                   m->attn, c->n_heads * c->head_dim, T, c->n_heads, c->n_kv_heads, c->head_dim, m->max_seq,
-                  splits > ATTN_MAX_SPLITS ? ATTN_MAX_SPLITS : splits, m->part, m->counter};
+                  splits > ATTN_MAX_SPLITS ? ATTN_MAX_SPLITS : splits, m->part, m->counter, one_row};
     k_attention(m->st, pdl, layer, &a);
 }
 
-/* ---- the token path: T tokens at (row[t], pos[t]) through every layer into m->hidden ---- */
-static void forward_tokens(GpuModel *m, const int *ids, const int *row, const int *pos, int T) {
+/* ---- the token path: T tokens at (row[t], pos[t]) through every layer into m->hidden
+ * (one_row: they are all of row row[0], a prompt chunk) ---- */
+static void forward_tokens(GpuModel *m, const int *ids, const int *row, const int *pos, int T, int one_row) {
     const Config *c = &m->c;
     const int dim = c->dim, qd = c->n_heads * c->head_dim, qkvd = (c->n_heads + 2 * c->n_kv_heads) * c->head_dim;
     k_embed(m->st, 0, ids, m->w.embed, m->hidden, T, dim);
@@ -95,7 +97,7 @@ static void forward_tokens(GpuModel *m, const int *ids, const int *row, const in
         linear(m, P_QKV, l, "qkv_proj", m->xn, T, dim, L->wqkv, qkvd, m->qkv, 0.f);
         k_rope_kv_append(m->st, l, m->qkv, row, pos, m->cos_t, m->sin_t, m->kc + l * m->kv_layer,
                          m->vc + l * m->kv_layer, T, c->n_heads, c->n_kv_heads, c->head_dim, m->max_seq);
-        attention(m, 0, l, m->qkv, qkvd, row, pos, T, 0);
+        attention(m, 0, l, m->qkv, qkvd, row, pos, T, 0, one_row);
         linear(m, P_O, l, "o_proj+residual", m->attn, T, qd, L->wo, dim, m->hidden, 1.f);
         k_rmsnorm(m->st, 0, l, m->hidden, L->ffn_norm, m->xn, T, dim, c->norm_eps);
         linear(m, P_GATE_UP, l, "gate_up_proj", m->xn, T, dim, L->wgu, 2 * c->hidden, m->gu, 0.f);
@@ -127,7 +129,7 @@ static void step_eager(GpuModel *m, int B) {
         linear(m, P_V, l, "v_proj", m->xn, B, dim, L->wv, kvd, v, 0.f);
         k_rope_qk(m->st, l, q, k, m->d_pos, m->cos_t, m->sin_t, B, c->n_heads, c->n_kv_heads, c->head_dim);
         k_kv_append(m->st, l, k, v, m->d_pos, kc, vc, B, c->n_kv_heads, c->head_dim, m->max_seq);
-        attention(m, 0, l, q, qd, NULL, m->d_pos, B, 1);                        /* sdpa */
+        attention(m, 0, l, q, qd, NULL, m->d_pos, B, 1, 0);                        /* sdpa */
         linear(m, P_O, l, "o_proj", m->attn, B, qd, L->wo, dim, m->tmp, 0.f);
         k_residual_add(m->st, l, m->hidden, m->tmp, (long long)B * dim);
         rmsnorm_eager(m, l, L->ffn_norm, B);                                    /* post_attention_layernorm: 3 */
@@ -148,7 +150,7 @@ static void step_fused(GpuModel *m, int B) {
     const Config *c = &m->c;
     const int dim = c->dim, qd = c->n_heads * c->head_dim, H = c->hidden, pdl = m->pdl;
     if (B > GEMV_MAX_ROWS) {                                 /* every row one token of the token path */
-        forward_tokens(m, m->d_tok, m->d_rowid, m->d_pos, B);
+        forward_tokens(m, m->d_tok, m->d_rowid, m->d_pos, B, 0);
         k_rmsnorm(m->st, 0, -1, m->hidden, m->w.final_norm, m->xn, B, dim, c->norm_eps);
         linear(m, P_LM_HEAD, -1, "lm_head", m->xn, B, dim, m->w.lm_head, c->vocab, m->logits, 0.f);
         k_argmax(m->st, 0, m->logits, B, c->vocab, m->d_tok, m->d_pos, 1);
@@ -166,7 +168,7 @@ static void step_fused(GpuModel *m, int B) {
         a.x = prologue ? m->hidden : m->xn, a.x_stride = dim, a.norm_w = prologue ? L->attn_norm : NULL;
         a.y = m->qkv, a.y_stride = qd, a.kc = m->kc + l * m->kv_layer, a.vc = m->vc + l * m->kv_layer;
         k_gemv(m->st, pdl, P_QKV, l, EPI_QKV_ROPE, &a);
-        attention(m, pdl, l, m->qkv, qd, NULL, m->d_pos, B, 1);
+        attention(m, pdl, l, m->qkv, qd, NULL, m->d_pos, B, 1, 0);
         a.w = L->wo, a.N = dim, a.K = qd, a.x = m->attn, a.x_stride = qd, a.norm_w = NULL;
         a.y = m->hidden, a.y_stride = dim;
         k_gemv(m->st, pdl, P_O, l, EPI_RESIDUAL, &a);
@@ -277,7 +279,7 @@ void gpu_prefill_rows(GpuModel *m, const int *ids, const int *lens, int batch, f
     for (int r = 0, off = 0; r < batch; off += lens[r], r++)
         for (int c0 = 0; c0 < lens[r]; c0 += PREFILL_CHUNK) {
             const int n = lens[r] - c0 < PREFILL_CHUNK ? lens[r] - c0 : PREFILL_CHUNK, t0 = off + c0;
-            forward_tokens(m, m->d_ids + t0, m->d_row + t0, m->d_tpos + t0, n);
+            forward_tokens(m, m->d_ids + t0, m->d_row + t0, m->d_tpos + t0, n, 1);
             if (c0 + n == lens[r])                    /* the row's last token, normed, into xlast */
                 k_rmsnorm(m->st, 0, -1, m->hidden + (long long)(n - 1) * c->dim, m->w.final_norm,
                           m->xlast + (long long)r * c->dim, 1, c->dim, c->norm_eps);

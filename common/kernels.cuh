@@ -68,6 +68,7 @@ typedef struct {
     half *out; int out_stride;
     int T, nh, nkv, hd, max_seq, splits;
     float *part; int *counter;
+    int one_row;    /* 1: all T queries are of row row[0] (a prompt): a tiled kernel shares the key loads */
 } AttnArgs;
 void k_attention(cudaStream_t s, int pdl, int layer, const AttnArgs *a);
 long long attn_part_floats(int slices, int group, int hd);   /* the part scratch for that many slices */
@@ -130,6 +131,26 @@ __device__ __forceinline__ float row_sumsq(const half *x, int dim) {
 __device__ __forceinline__ float rms_scale(float sumsq, int dim, float eps) { return rsqrtf(sumsq / dim + eps); }
 /* HF LlamaRMSNorm's rounding: weight * (x * r).to(fp16) */
 __device__ __forceinline__ half rms_apply(half x, float r, half w) { return f16(f32(w) * f32(f16(f32(x) * r))); }
+/* c (16 x 8, fp32) += a (16 x 16, fp16, row major) * b (16 x 8, fp16, column major) on
+ * tensor cores. Lane (g = lane / 4, t = lane % 4) holds a: rows g, g + 8 at columns 2t, 2t+1
+ * (a0, a1), then the same at columns 2t+8, 2t+9 (a2, a3); b: rows 2t, 2t+1 (b0), 2t+8, 2t+9
+ * (b1) of column g; c: rows g (c0, c1), g + 8 (c2, c3) at columns 2t, 2t+1. Two m16n8k8 on
+ * sm_75, which has no m16n8k16 for fp16. */
+__device__ __forceinline__ void mma16816(float (&c)[4], uint32_t a0, uint32_t a1, uint32_t a2, uint32_t a3,
+                                         uint32_t b0, uint32_t b1) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+                 : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+                 : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+#else
+    asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5}, {%6}, {%0,%1,%2,%3};"
+                 : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+                 : "r"(a0), "r"(a1), "r"(b0));
+    asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5}, {%6}, {%0,%1,%2,%3};"
+                 : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+                 : "r"(a2), "r"(a3), "r"(b1));
+#endif
+}
 /* programmatic dependent launch (no-ops before sm_90 and when launched without it) */
 __device__ __forceinline__ void pdl_wait(void) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900

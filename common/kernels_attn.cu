@@ -1,6 +1,7 @@
-/* attention over the KV cache, for decode (one query per row) and prefill (every prompt
- * token) alike: softmax(q k^T / sqrt(head_dim)) v with an online softmax in fp32.
- * A block serves one (query, kv head) and the G query heads that share that kv head
+/* attention over the KV cache: softmax(q k^T / sqrt(head_dim)) v with an online softmax in
+ * fp32. Two kernels: attn_kv for queries of different rows (a decode step, one query a row),
+ * attn_prompt (below) for many queries of one row (a prompt).
+ * attn_kv: a block serves one (query, kv head) and the G query heads that share that kv head
  * (grouped-query attention), over one slice of the keys: a query of L keys is cut into
  * ceil(L / chunk) slices of chunk = max(ATTN_SLICE_KEYS, ceil(L / splits)) keys, so the cut
  * depends on L alone (a row's result is the same in any batch) and a short context is not
@@ -173,6 +174,123 @@ __global__ void __launch_bounds__(ATTN_THREADS) attn_kv(AttnArgs a) {
     if (threadIdx.x == 0) a.counter[t * a.nkv + kvh] = 0;
 }
 
+/* ---- a prompt's attention: the queries of one row, a flash-attention tile ----
+ * In a prefill the queries of a kv head share their keys, so a block takes a tile of queries
+ * and stages each PT_KEYS keys of K and V in shared memory once for all of them (the kernel
+ * above loads them once per query). Warp w serves q head w / wph of the group for 16
+ * queries, the rows of an mma: S = Q K^T and O += P V on tensor cores (fp16 in, fp32 sums),
+ * an online softmax in between as in FlashAttention-2 (P rounded to fp16 for the second
+ * product, l summed from the fp32 p). */
+enum { PT_KEYS = 64 };
+__device__ __forceinline__ uint32_t ld32(const half *p) { return *(const uint32_t *)p; }
+__device__ __forceinline__ uint32_t pack2(float lo, float hi) {
+    __half2 h = __floats2half2_rn(lo, hi);
+    return *(uint32_t *)&h;
+}
+
+template <int HD>
+__global__ void __launch_bounds__(ATTN_THREADS) attn_prompt(AttnArgs a) {
+    constexpr int KS = HD + 8, VS = PT_KEYS + 8;   /* padded rows: fragment reads hit 32 banks */
+    __shared__ __align__(16) half ks[PT_KEYS * KS], vt[HD * VS];   /* K, and V transposed */
+    __shared__ int kend;
+    pdl_launch_dependents();
+    pdl_wait();
+    const int G = a.nh / a.nkv, wph = ATTN_WARPS / G, QT = 16 * wph;
+    const int kvh = blockIdx.x, t0 = blockIdx.y * QT;
+    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
+    const int head = warp / wph, qa = t0 + warp % wph * 16 + g, qb = qa + 8;   /* this lane's two queries */
+    const bool active = head < G;
+    const int pa = active && qa < a.T ? a.pos[qa] : -1, pb = active && qb < a.T ? a.pos[qb] : -1;
+    if (threadIdx.x == 0) {
+        int e = 0;
+        for (int i = t0; i < min(a.T, t0 + QT); i++) e = max(e, a.pos[i] + 1);
+        kend = e;
+    }
+    uint32_t qf[HD / 16][4];
+    const half *qpa = a.q + (long long)qa * a.q_stride + (kvh * G + head) * HD + 2 * t, *qpb = qpa + 8LL * a.q_stride;
+#pragma unroll
+    for (int kk = 0; kk < HD / 16; kk++) {
+        qf[kk][0] = pa >= 0 ? ld32(qpa + kk * 16) : 0u, qf[kk][1] = pb >= 0 ? ld32(qpb + kk * 16) : 0u;
+        qf[kk][2] = pa >= 0 ? ld32(qpa + kk * 16 + 8) : 0u, qf[kk][3] = pb >= 0 ? ld32(qpb + kk * 16 + 8) : 0u;
+    }
+    const long long base = (((long long)a.row[0] * a.nkv + kvh) * a.max_seq) * HD;
+    const float scale = rsqrtf((float)HD) * 1.4426950409f;   /* scores in log2 units */
+    float o[HD / 8][4] = {}, m[2] = {-INFINITY, -INFINITY}, l[2] = {0.f, 0.f};
+    __syncthreads();
+    for (int k0 = 0; k0 < kend; k0 += PT_KEYS) {
+        for (int i = threadIdx.x; i < PT_KEYS * HD / 8; i += ATTN_THREADS) {
+            const int j = i / (HD / 8), d = i % (HD / 8) * 8;
+            int4 kv = make_int4(0, 0, 0, 0), vv = kv;
+            if (k0 + j < kend) {
+                kv = __ldg((const int4 *)(a.kc + base + (long long)(k0 + j) * HD + d));
+                vv = __ldg((const int4 *)(a.vc + base + (long long)(k0 + j) * HD + d));
+            }
+            *(int4 *)(ks + j * KS + d) = kv;
+            const half *vh = (const half *)&vv;
+#pragma unroll
+            for (int e = 0; e < 8; e++) vt[(d + e) * VS + j] = vh[e];
+        }
+        __syncthreads();
+        if (active) {
+            float s[PT_KEYS / 8][4] = {};
+#pragma unroll
+            for (int n = 0; n < PT_KEYS / 8; n++)
+#pragma unroll
+                for (int kk = 0; kk < HD / 16; kk++) {
+                    const half *kp = ks + (n * 8 + g) * KS + kk * 16 + 2 * t;
+                    mma16816(s[n], qf[kk][0], qf[kk][1], qf[kk][2], qf[kk][3], ld32(kp), ld32(kp + 8));
+                }
+            /* causal mask, then the online softmax of rows a (s[.][0..1]) and b (s[.][2..3]) */
+            float mx[2] = {m[0], m[1]};
+#pragma unroll
+            for (int n = 0; n < PT_KEYS / 8; n++)
+#pragma unroll
+                for (int e = 0; e < 4; e++) {
+                    const int j = k0 + n * 8 + 2 * t + (e & 1);
+                    s[n][e] = j <= (e < 2 ? pa : pb) ? s[n][e] * scale : -INFINITY;
+                    mx[e >> 1] = fmaxf(mx[e >> 1], s[n][e]);
+                }
+            float c[2];
+#pragma unroll
+            for (int r = 0; r < 2; r++) {
+                mx[r] = fmaxf(mx[r], __shfl_xor_sync(0xffffffffu, mx[r], 1));
+                mx[r] = fmaxf(mx[r], __shfl_xor_sync(0xffffffffu, mx[r], 2));
+                c[r] = rescale(m[r], mx[r]), m[r] = mx[r], l[r] *= c[r];
+            }
+#pragma unroll
+            for (int n = 0; n < HD / 8; n++) o[n][0] *= c[0], o[n][1] *= c[0], o[n][2] *= c[1], o[n][3] *= c[1];
+#pragma unroll
+            for (int n = 0; n < PT_KEYS / 8; n++)
+#pragma unroll
+                for (int e = 0; e < 4; e++) s[n][e] = rescale(s[n][e], m[e >> 1]), l[e >> 1] += s[n][e];
+            /* O += P V: P's C fragments are the A fragments of the next product */
+#pragma unroll
+            for (int kk = 0; kk < PT_KEYS / 16; kk++) {
+                const uint32_t p0 = pack2(s[2 * kk][0], s[2 * kk][1]), p1 = pack2(s[2 * kk][2], s[2 * kk][3]);
+                const uint32_t p2 = pack2(s[2 * kk + 1][0], s[2 * kk + 1][1]), p3 = pack2(s[2 * kk + 1][2], s[2 * kk + 1][3]);
+#pragma unroll
+                for (int n = 0; n < HD / 8; n++) {
+                    const half *vp = vt + (n * 8 + g) * VS + kk * 16 + 2 * t;
+                    mma16816(o[n], p0, p1, p2, p3, ld32(vp), ld32(vp + 8));
+                }
+            }
+        }
+        __syncthreads();                    /* ks and vt are written again */
+    }
+    if (!active) return;
+#pragma unroll
+    for (int r = 0; r < 2; r++) {
+        l[r] += __shfl_xor_sync(0xffffffffu, l[r], 1);
+        l[r] += __shfl_xor_sync(0xffffffffu, l[r], 2);
+    }
+    half *oa = a.out + (long long)qa * a.out_stride + (kvh * G + head) * HD + 2 * t, *ob = oa + 8LL * a.out_stride;
+#pragma unroll
+    for (int n = 0; n < HD / 8; n++) {
+        if (pa >= 0) *(__half2 *)(oa + n * 8) = __floats2half2_rn(o[n][0] / l[0], o[n][1] / l[0]);
+        if (pb >= 0) *(__half2 *)(ob + n * 8) = __floats2half2_rn(o[n][2] / l[1], o[n][3] / l[1]);
+    }
+}
+
 int attn_supported(int nh, int nkv, int hd) {
     return nkv > 0 && nh % nkv == 0 && nh / nkv <= MAXG && (hd == 16 || hd == 32 || hd == 64 || hd == 128);
 }
@@ -181,6 +299,17 @@ long long attn_part_floats(int slices, int group, int hd) { return (long long)sl
 
 void k_attention(cudaStream_t s, int pdl, int layer, const AttnArgs *a) {
     if (a->splits < 1 || a->splits > ATTN_MAX_SPLITS) die("attention: %d slices, expected 1..%d", a->splits, ATTN_MAX_SPLITS);
+    if (a->one_row) {
+        if (!a->row) die("attention: one_row needs the queries' row (a.row)");
+        const int G = a->nh / a->nkv, qt = 16 * (ATTN_WARPS / G);
+        dim3 grid(a->nkv, (a->T + qt - 1) / qt);
+        switch (a->hd) {
+        case 16: LAUNCH_PDL(pdl, P_ATTN, layer, "attention_prompt", attn_prompt<16>, grid, ATTN_THREADS, 0, s, *a); return;
+        case 32: LAUNCH_PDL(pdl, P_ATTN, layer, "attention_prompt", attn_prompt<32>, grid, ATTN_THREADS, 0, s, *a); return;
+        case 64: LAUNCH_PDL(pdl, P_ATTN, layer, "attention_prompt", attn_prompt<64>, grid, ATTN_THREADS, 0, s, *a); return;
+        case 128: LAUNCH_PDL(pdl, P_ATTN, layer, "attention_prompt", attn_prompt<128>, grid, ATTN_THREADS, 0, s, *a); return;
+        }
+    }
     dim3 grid(a->nkv, a->T, a->splits);
     switch (a->hd) {
     case 16: LAUNCH_PDL(pdl, P_ATTN, layer, "attention", attn_kv<16>, grid, ATTN_THREADS, 0, s, *a); break;

@@ -35,24 +35,11 @@
 #endif
 enum { GEMV_THREADS = 256, GEMV_WARPS = 8, CHUNK = 32 };
 
-/* c[4] += A (16 x 8k, rows g and g+8 of this lane in a0..a3) * B (8k x 8 cols) for one
+/* c[4] += A (16 x 8k, rows g and g+8 of this lane in w0, w1) * B (8k x 8 cols) for one
  * 32-wide k chunk: the lane holds k 8t..8t+7 of rows g (w0), g+8 (w1) and x row g (x) */
 __device__ __forceinline__ void mma_chunk(float (&c)[4], int4 w0, int4 w1, int4 x) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
-                 : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-                 : "r"(w0.x), "r"(w1.x), "r"(w0.y), "r"(w1.y), "r"(x.x), "r"(x.y));
-    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
-                 : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-                 : "r"(w0.z), "r"(w1.z), "r"(w0.w), "r"(w1.w), "r"(x.z), "r"(x.w));
-#else
-    const int a0[4] = {w0.x, w0.y, w0.z, w0.w}, a1[4] = {w1.x, w1.y, w1.z, w1.w}, b[4] = {x.x, x.y, x.z, x.w};
-#pragma unroll
-    for (int i = 0; i < 4; i++)
-        asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5}, {%6}, {%0,%1,%2,%3};"
-                     : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-                     : "r"(a0[i]), "r"(a1[i]), "r"(b[i]));
-#endif
+    mma16816(c, w0.x, w1.x, w0.y, w1.y, x.x, x.y);
+    mma16816(c, w0.z, w1.z, w0.w, w1.w, x.z, x.w);
 }
 
 /* weights are streamed once per step: keep them out of L1 */
@@ -223,9 +210,13 @@ template <int NT> __global__ void __launch_bounds__(GEMV_THREADS, GEMV_MIN_BLOCK
     gemv_tiles<NT, EPI_STORE>(a);
 }
 
-/* the grid: every tile, or at most GEMV_GRID_WAVES x the blocks that stay resident */
+/* the grid: every tile, or at most GEMV_GRID_WAVES x the blocks that stay resident
+ * (GEMV_BLOCKS_PER_SM of them per SM when set, else as many as fit) */
 #ifndef GEMV_GRID_WAVES
 #define GEMV_GRID_WAVES 1
+#endif
+#ifndef GEMV_BLOCKS_PER_SM
+#define GEMV_BLOCKS_PER_SM 0
 #endif
 template <typename K>
 static int gemv_grid(K kernel, int tiles) {
@@ -235,6 +226,7 @@ static int gemv_grid(K kernel, int tiles) {
         CUDA_CHECK(cudaGetDevice(&dev));
         CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
         CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, GEMV_THREADS, 0));
+        if (GEMV_BLOCKS_PER_SM > 0 && GEMV_BLOCKS_PER_SM < per_sm) per_sm = GEMV_BLOCKS_PER_SM;
         resident = sms * (per_sm > 0 ? per_sm : 1);
     }
     return tiles < GEMV_GRID_WAVES * resident ? tiles : GEMV_GRID_WAVES * resident;

@@ -1,0 +1,106 @@
+/* test_attn: attention over the KV cache (kernels_attn.cu) against a CPU reference: the
+ * softmax of q k^T / sqrt(head_dim) over positions 0..pos, times v, summed in double from the
+ * same fp16 inputs. Both kernels:
+ *   - decode: one query per row (row = t), its keys cut into slices and merged by the last
+ *     block, as a decode step launches it;
+ *   - prompt (one_row): the queries of one row's prompt chunk, a tile of queries per block
+ *     sharing each key load; also a chunk that starts mid-prompt (positions c0.., the keys
+ *     before c0 already cached) and a row other than 0 of the cache.
+ * Shapes: TinyLlama's (32 q heads, 4 kv heads, head_dim 64), the fixture's (4, 2, 16), and
+ * odd groups (3 q heads a kv head; head_dim 32 and 128). Every output is checked for being
+ * written (the output starts as NaN).
+ *   build/tests/gpu/test_attn */
+#include <math.h>
+#include <vector>
+#include "check.h"
+#include "gpu.h"
+#include "kernels.cuh"
+#include "model.h"
+
+static float rnd(uint64_t i, float scale) { return scale * ((float)(synth_mix(i) >> 40) / (float)(1 << 24) * 2.f - 1.f); }
+static std::vector<half> random_half(size_t n, uint64_t seed, float scale) {
+    std::vector<half> v(n);
+    for (size_t i = 0; i < n; i++) v[i] = __float2half(rnd(seed * 0x9E3779B97F4A7C15ull + i, scale));
+    return v;
+}
+template <typename T> static T *to_gpu(const std::vector<T> &v) {
+    T *d;
+    CUDA_CHECK(cudaMalloc(&d, v.size() * sizeof(T)));
+    CUDA_CHECK(cudaMemcpy(d, v.data(), v.size() * sizeof(T), cudaMemcpyHostToDevice));
+    return d;
+}
+
+/* T queries at (rows[t], pos[t]); prompt = they are all of rows[0] */
+struct Case { const char *name; int nh, nkv, hd, T, prompt, c0, row; };
+
+static void check_case(const Case &c, uint64_t seed) {
+    const int rows = c.prompt ? c.row + 1 : c.T, max_seq = 512, G = c.nh / c.nkv, qd = c.nh * c.hd;
+    const int q_stride = qd + 2 * c.nkv * c.hd;   /* q inside the qkv rows, as the prefill keeps it */
+    std::vector<int> row(c.T), pos(c.T);
+    for (int t = 0; t < c.T; t++) {
+        row[t] = c.prompt ? c.row : t;
+        pos[t] = c.prompt ? c.c0 + t : (int)(synth_mix(seed + t) % 400);   /* decode: 1..400 keys */
+    }
+    const size_t cache = (size_t)rows * c.nkv * max_seq * c.hd;
+    std::vector<half> q = random_half((size_t)c.T * q_stride, seed, 2.f), kc = random_half(cache, seed + 1, 2.f),
+                      vc = random_half(cache, seed + 2, 1.f), out((size_t)c.T * qd, __ushort_as_half(0x7fff));
+    half *dq = to_gpu(q), *dk = to_gpu(kc), *dv = to_gpu(vc), *dout = to_gpu(out);
+    int *drow = to_gpu(row), *dpos = to_gpu(pos);
+    float *part;
+    int *counter;
+    CUDA_CHECK(cudaMalloc(&part, sizeof(float) * c.T * c.nkv * attn_part_floats(ATTN_MAX_SPLITS, G, c.hd)));
+    CUDA_CHECK(cudaMalloc(&counter, sizeof(int) * c.T * c.nkv));
+    CUDA_CHECK(cudaMemset(counter, 0, sizeof(int) * c.T * c.nkv));
+    AttnArgs a = {dq, q_stride, c.prompt ? drow : NULL, dpos, dk, dv, dout, qd, c.T, c.nh, c.nkv, c.hd, max_seq,
+                  c.prompt ? 1 : ATTN_MAX_SPLITS, part, counter, c.prompt};
+    k_attention(0, 0, -1, &a);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    CUDA_CHECK(cudaMemcpy(out.data(), dout, out.size() * sizeof(half), cudaMemcpyDeviceToHost));
+
+    double worst = 0;
+    int unwritten = 0;
+    std::vector<double> p(max_seq);
+    for (int t = 0; t < c.T; t++)
+        for (int h = 0; h < c.nh; h++) {
+            const half *qv = &q[(size_t)t * q_stride + h * c.hd];
+            const size_t base = ((size_t)row[t] * c.nkv + h / G) * max_seq * c.hd;
+            double mx = -INFINITY, sum = 0;
+            for (int j = 0; j <= pos[t]; j++) {
+                double s = 0;
+                for (int d = 0; d < c.hd; d++) s += (double)__half2float(qv[d]) * __half2float(kc[base + (size_t)j * c.hd + d]);
+                p[j] = s / sqrt((double)c.hd), mx = fmax(mx, p[j]);
+            }
+            for (int j = 0; j <= pos[t]; j++) p[j] = exp(p[j] - mx), sum += p[j];
+            for (int d = 0; d < c.hd; d++) {
+                double r = 0;
+                for (int j = 0; j <= pos[t]; j++) r += p[j] * __half2float(vc[base + (size_t)j * c.hd + d]);
+                const float v = __half2float(out[(size_t)t * qd + h * c.hd + d]);
+                if (isnan(v)) unwritten++;
+                else worst = fmax(worst, fabs(v - r / sum));
+            }
+        }
+    CHECK(unwritten == 0, "%s: %d of %zu outputs not written", c.name, unwritten, out.size());
+    /* v is in [-1, 1]: fp16 output rounding is <= 5e-4; P in fp16 adds ~1e-3 at worst */
+    CHECK(worst < 3e-3, "%s: worst absolute error %.2e, expected < 3e-3", c.name, worst);
+    printf("%-40s nh=%2d nkv=%d hd=%3d T=%3d: worst %.1e, every output written\n", c.name, c.nh, c.nkv, c.hd, c.T, worst);
+    for (void *d : {(void *)dq, (void *)dk, (void *)dv, (void *)dout, (void *)drow, (void *)dpos, (void *)part,
+                    (void *)counter})
+        CUDA_CHECK(cudaFree(d));
+}
+
+int main(void) {
+    const Case cases[] = {
+        {"decode, TinyLlama heads", 32, 4, 64, 5, 0, 0, 0},
+        {"decode, TinyLlama heads, 32 rows", 32, 4, 64, 32, 0, 0, 0},
+        {"decode, the fixture's heads", 4, 2, 16, 7, 0, 0, 0},
+        {"decode, 3 q heads a kv head, hd 128", 6, 2, 128, 3, 0, 0, 0},
+        {"prompt, TinyLlama heads, 200 tokens", 32, 4, 64, 200, 1, 0, 0},
+        {"prompt, one token", 32, 4, 64, 1, 1, 0, 0},
+        {"prompt chunk from position 77, row 2", 32, 4, 64, 50, 1, 77, 2},
+        {"prompt, the fixture's heads", 4, 2, 16, 33, 1, 0, 1},
+        {"prompt, 3 q heads a kv head, hd 32", 6, 2, 32, 70, 1, 5, 0},
+        {"prompt, 1 q head a kv head, hd 128", 2, 2, 128, 130, 1, 0, 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) check_case(cases[i], 1000 + 17 * i);
+    return check_done("test_attn");
+}
