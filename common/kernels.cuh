@@ -10,21 +10,31 @@
 
 /* LAUNCH() with programmatic dependent launch when pdl is set (sm_90+): the kernel may start
  * while the one before it finishes; it must call pdl_wait() before it reads what that one
- * wrote (weights it may read before). Used by the fused decode step only. */
-#define LAUNCH_PDL(pdl, part, layer, opname, kernel, grid, block, smem, strm, ...)           \
+ * wrote (weights it may read before). Used by the fused decode step only. LAUNCH_CLUSTER
+ * also groups blocks z, z+1, ... z+cz-1 into a thread-block cluster (sm_90+; cz = 0: none). */
+#define LAUNCH_CLUSTER(pdl, cz, part, layer, opname, kernel, grid, block, smem, strm, ...)   \
     do {                                                                                  \
         op_begin(part, layer, opname);                                                    \
-        cudaLaunchAttribute at_;                                                          \
-        at_.id = cudaLaunchAttributeProgrammaticStreamSerialization;                      \
-        at_.val.programmaticStreamSerializationAllowed = 1;                               \
+        cudaLaunchAttribute at_[2];                                                       \
+        int n_ = 0;                                                                       \
+        if (pdl) {                                                                        \
+            at_[n_].id = cudaLaunchAttributeProgrammaticStreamSerialization;              \
+            at_[n_++].val.programmaticStreamSerializationAllowed = 1;                     \
+        }                                                                                 \
+        if (cz) {                                                                         \
+            at_[n_].id = cudaLaunchAttributeClusterDimension;                             \
+            at_[n_].val.clusterDim.x = 1, at_[n_].val.clusterDim.y = 1;                   \
+            at_[n_++].val.clusterDim.z = (cz);                                            \
+        }                                                                                 \
         cudaLaunchConfig_t cf_ = {};                                                      \
         cf_.gridDim = dim3(grid), cf_.blockDim = dim3(block);                             \
         cf_.dynamicSmemBytes = smem, cf_.stream = strm;                                   \
-        cf_.attrs = &at_, cf_.numAttrs = (pdl) ? 1 : 0;                                   \
+        cf_.attrs = at_, cf_.numAttrs = n_;                                               \
         CUDA_CHECK(cudaLaunchKernelEx(&cf_, kernel, __VA_ARGS__));                        \
         KERNEL_CHECK(opname);                                                             \
         op_end();                                                                         \
     } while (0)
+#define LAUNCH_PDL(pdl, ...) LAUNCH_CLUSTER(pdl, 0, __VA_ARGS__)
 
 /* ---- weights (kernels.cu) ---- */
 void k_synth_fill(cudaStream_t s, half *dst, long long n, uint64_t seed, int tensor_index, int is_norm);
@@ -87,6 +97,7 @@ typedef struct {
     half *y; int y_stride;
     /* EPI_QKV_ROPE: q -> y, k/v -> the cache at pos[b] */
     const int *pos; const half *cos_t, *sin_t; half *kc, *vc; int nh, nkv, hd, max_seq;
+    int tile8;      /* set by k_gemv: the tile height (8 or 16 rows) it chose */
 } GemvArgs;
 enum { GEMV_MAX_ROWS = 32, GEMV_NORM_ROWS = 8 };
 void k_gemv(cudaStream_t s, int pdl, Part part, int layer, int epi, const GemvArgs *a);

@@ -8,11 +8,16 @@
  * cut finer than a merge is worth. With more than one slice the last block to finish merges
  * them (flash-decoding), so a batch-1 step still spreads over several SMs. HD/8 lanes hold
  * one key (16 bytes each), a warp holds 32/(HD/8) keys. */
+#include <cooperative_groups.h>
 #include "kernels.cuh"
 #include "gpu.h"
 #include "launch.h"
+namespace cg = cooperative_groups;
 
 enum { ATTN_THREADS = 256, ATTN_WARPS = ATTN_THREADS / 32, MAXG = 8 };
+#ifndef ATTN_CLUSTER_ROWS
+#define ATTN_CLUSTER_ROWS 8         /* up to this many rows a decode step merges slices in a cluster */
+#endif
 #ifndef ATTN_SLICE_KEYS
 #define ATTN_SLICE_KEYS 64          /* the fewest keys a slice gets (tests/gpu/PERF_LOG.md, v6) */
 #endif
@@ -28,19 +33,58 @@ __device__ __forceinline__ void unpack8(int4 v, float *x) {
 /* exp2(x - m), 0 when both are -inf (an empty slice) */
 __device__ __forceinline__ float rescale(float x, float m) { return m == -INFINITY ? 0.f : exp2f(x - m); }
 
+/* out = the merge of a (query, kv head)'s slices, slice s's partial result at src(s):
+ * m[G], l[G] (padded to 4 floats), then acc[G][HD]. Each slice's weight per head first, then
+ * every output as one pass of independent 16-byte loads; the same arithmetic whichever way
+ * the slices arrive (global memory, or a cluster's shared memory), so a row's result does
+ * not depend on which path its batch size took. LDCG: the slices are in global memory,
+ * written by other blocks: read them from L2. */
+template <int HD, bool LDCG, typename Src>
+__device__ __forceinline__ void merge_slices(Src src, int slices, int G, half *out) {
+    __shared__ float weight[ATTN_MAX_SPLITS][MAXG];
+    const int ml = (2 * G + 3) & ~3;
+    if (threadIdx.x < G) {
+        const int g = threadIdx.x;
+        float m[ATTN_MAX_SPLITS], M = -INFINITY, S = 0.f;
+#pragma unroll
+        for (int s = 0; s < ATTN_MAX_SPLITS; s++) {
+            m[s] = s < slices ? (LDCG ? __ldcg(src(s) + g) : src(s)[g]) : -INFINITY;
+            M = fmaxf(M, m[s]);
+        }
+#pragma unroll
+        for (int s = 0; s < ATTN_MAX_SPLITS; s++)
+            if (s < slices) S += (LDCG ? __ldcg(src(s) + G + g) : src(s)[G + g]) * rescale(m[s], M);
+#pragma unroll
+        for (int s = 0; s < ATTN_MAX_SPLITS; s++) weight[s][g] = rescale(m[s], M) / S;
+    }
+    __syncthreads();
+    for (int i = threadIdx.x; i < G * HD / 4; i += ATTN_THREADS) {
+        const int g = i * 4 / HD;
+        float4 acc4 = make_float4(0.f, 0.f, 0.f, 0.f);
+#pragma unroll
+        for (int s = 0; s < ATTN_MAX_SPLITS; s++) {
+            if (s >= slices) break;
+            const float4 *p = (const float4 *)(src(s) + ml) + i;
+            float4 v = LDCG ? __ldcg(p) : *p;
+            float e = weight[s][g];
+            acc4.x += v.x * e, acc4.y += v.y * e, acc4.z += v.z * e, acc4.w += v.w * e;
+        }
+        __half2 *o = (__half2 *)(out + i * 4);
+        o[0] = __floats2half2_rn(acc4.x, acc4.y);
+        o[1] = __floats2half2_rn(acc4.z, acc4.w);
+    }
+}
+
+/* one slice of one (query, kv head): keys [sp * chunk, min(L, (sp + 1) * chunk)) for the G
+ * q heads of kv head kvh. With one slice the result goes to out, else the slice's partial
+ * result (m, l, acc) to part. HD/8 lanes hold one key (16 bytes each), a warp 32/(HD/8). */
 template <int HD>
-__global__ void __launch_bounds__(ATTN_THREADS) attn_kv(AttnArgs a) {
+__device__ __forceinline__ void attend_slice(const AttnArgs &a, int t, int kvh, int sp, int L, int chunk, int slices,
+                                             float *part, half *out) {
     constexpr int LPK = HD / 8, KPW = 32 / LPK, KPB = KPW * ATTN_WARPS;
     __shared__ float sm_m[ATTN_WARPS][MAXG], sm_l[ATTN_WARPS][MAXG], sm_acc[ATTN_WARPS][MAXG][HD];
-    __shared__ int is_last;
-    __shared__ float weight[ATTN_MAX_SPLITS][MAXG];
-    pdl_launch_dependents();
-    pdl_wait();
-    const int kvh = blockIdx.x, t = blockIdx.y, sp = blockIdx.z, G = a.nh / a.nkv;
+    const int G = a.nh / a.nkv, ml = (2 * G + 3) & ~3, row = a.row ? a.row[t] : t;
     const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, sub = lane % LPK, slot = lane / LPK;
-    const int row = a.row ? a.row[t] : t, L = a.pos[t] + 1;
-    const int chunk = max(ATTN_SLICE_KEYS, (L + a.splits - 1) / a.splits), slices = (L + chunk - 1) / chunk;
-    if (sp >= slices) return;                                   /* this query needs fewer slices */
     const int j0 = sp * chunk, j1 = min(L, j0 + chunk);
     const float scale = rsqrtf((float)HD) * 1.4426950409f;     /* scores in log2 units */
 
@@ -114,10 +158,6 @@ __global__ void __launch_bounds__(ATTN_THREADS) attn_kv(AttnArgs a) {
         }
     }
     __syncthreads();
-    /* a slice's partial result: m[G], l[G] (padded to 4 floats), then acc[G][HD] */
-    const int ml = (2 * G + 3) & ~3, stride = ml + G * HD;
-    float *part = a.part + ((long long)(t * a.nkv + kvh) * a.splits) * stride;
-    half *out = a.out + (long long)t * a.out_stride + kvh * G * HD;
     for (int i = threadIdx.x; i < G * HD; i += ATTN_THREADS) {
         int g = i / HD, d = i % HD;
         float M = -INFINITY, S = 0.f, A = 0.f;
@@ -128,49 +168,49 @@ __global__ void __launch_bounds__(ATTN_THREADS) attn_kv(AttnArgs a) {
         }
         if (slices == 1) out[i] = f16(A / S);
         else {
-            float *p = part + sp * stride;
-            if (d == 0) p[g] = M, p[G + g] = S;
-            p[ml + i] = A;
+            if (d == 0) part[g] = M, part[G + g] = S;
+            part[ml + i] = A;
         }
     }
+}
+
+/* CLUSTER (sm_90, a few rows): the ATTN_MAX_SPLITS blocks of a (query, kv head) form a
+ * thread-block cluster; each keeps its slice's result in its shared memory and the first
+ * merges them through distributed shared memory, with no global round trips, fence or
+ * atomic counter. Otherwise each slice goes to global memory and the last block to finish
+ * merges them. */
+template <int HD, bool CLUSTER>
+__global__ void __launch_bounds__(ATTN_THREADS) attn_kv(AttnArgs a) {
+    __shared__ __align__(16) float res[CLUSTER ? ((2 * MAXG + 3) & ~3) + MAXG * HD : 1];
+    __shared__ int is_last;
+    pdl_launch_dependents();
+    pdl_wait();
+    const int kvh = blockIdx.x, t = blockIdx.y, sp = blockIdx.z, G = a.nh / a.nkv, L = a.pos[t] + 1;
+    const int chunk = max(ATTN_SLICE_KEYS, (L + a.splits - 1) / a.splits), slices = (L + chunk - 1) / chunk;
+    /* a slice's partial result: m[G], l[G] (padded to 4 floats), then acc[G][HD] */
+    const int stride = ((2 * G + 3) & ~3) + G * HD;
+    const float *p0 = a.part + (long long)(t * a.nkv + kvh) * a.splits * stride;
+    half *out = a.out + (long long)t * a.out_stride + kvh * G * HD;
+    if (sp < slices)                                            /* else the query needs fewer slices */
+        attend_slice<HD>(a, t, kvh, sp, L, chunk, slices, CLUSTER ? res : (float *)p0 + sp * stride, out);
     if (slices == 1) return;
-    /* the last block of this (query, kv head) merges the slices: each slice's weight per
-     * head first, then every output as one pass of independent 16-byte loads */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    if (CLUSTER) {
+        cg::cluster_group cl = cg::this_cluster();
+        cl.sync();                                              /* every slice is in its block */
+        if (sp == 0) merge_slices<HD, false>([&](int s) { return (const float *)cl.map_shared_rank(res, s); }, slices, G, out);
+        cl.sync();                                              /* keep them until read */
+        return;
+    }
+#endif
+    if (sp >= slices) return;
     __threadfence();
     __syncthreads();
     if (threadIdx.x == 0) is_last = atomicAdd(&a.counter[t * a.nkv + kvh], 1) == slices - 1;
     __syncthreads();
     if (!is_last) return;
     __threadfence();
-    if (threadIdx.x < G) {
-        const int g = threadIdx.x;
-        float m[ATTN_MAX_SPLITS], M = -INFINITY, S = 0.f;
-#pragma unroll
-        for (int s = 0; s < ATTN_MAX_SPLITS; s++) {
-            m[s] = s < slices ? __ldcg(part + s * stride + g) : -INFINITY;
-            M = fmaxf(M, m[s]);
-        }
-#pragma unroll
-        for (int s = 0; s < ATTN_MAX_SPLITS; s++)
-            if (s < slices) S += __ldcg(part + s * stride + G + g) * rescale(m[s], M);
-#pragma unroll
-        for (int s = 0; s < ATTN_MAX_SPLITS; s++) weight[s][g] = rescale(m[s], M) / S;
-    }
-    __syncthreads();
-    for (int i = threadIdx.x; i < G * HD / 4; i += ATTN_THREADS) {
-        const int g = i * 4 / HD;
-        float4 acc4 = make_float4(0.f, 0.f, 0.f, 0.f);
-#pragma unroll
-        for (int s = 0; s < ATTN_MAX_SPLITS; s++) {
-            if (s >= slices) break;
-            float4 v = __ldcg((const float4 *)(part + s * stride + ml) + i);
-            float e = weight[s][g];
-            acc4.x += v.x * e, acc4.y += v.y * e, acc4.z += v.z * e, acc4.w += v.w * e;
-        }
-        __half2 *o = (__half2 *)(out + i * 4);
-        o[0] = __floats2half2_rn(acc4.x, acc4.y);
-        o[1] = __floats2half2_rn(acc4.z, acc4.w);
-    }
+    merge_slices<HD, true>([&](int s) { return p0 + s * stride; }, slices, G, out);
     if (threadIdx.x == 0) a.counter[t * a.nkv + kvh] = 0;
 }
 
@@ -311,11 +351,22 @@ void k_attention(cudaStream_t s, int pdl, int layer, const AttnArgs *a) {
         }
     }
     dim3 grid(a->nkv, a->T, a->splits);
+    static int cc = 0;
+    if (!cc) {
+        int dev;
+        CUDA_CHECK(cudaGetDevice(&dev));
+        CUDA_CHECK(cudaDeviceGetAttribute(&cc, cudaDevAttrComputeCapabilityMajor, dev));
+    }
+    const int cz = cc >= 9 && a->T <= ATTN_CLUSTER_ROWS && a->splits > 1 ? a->splits : 0;
+#define ATTN_KV(HD)                                                                                               \
+    if (cz) LAUNCH_CLUSTER(pdl, cz, P_ATTN, layer, "attention", (attn_kv<HD, true>), grid, ATTN_THREADS, 0, s, *a); \
+    else LAUNCH_PDL(pdl, P_ATTN, layer, "attention", (attn_kv<HD, false>), grid, ATTN_THREADS, 0, s, *a);
     switch (a->hd) {
-    case 16: LAUNCH_PDL(pdl, P_ATTN, layer, "attention", attn_kv<16>, grid, ATTN_THREADS, 0, s, *a); break;
-    case 32: LAUNCH_PDL(pdl, P_ATTN, layer, "attention", attn_kv<32>, grid, ATTN_THREADS, 0, s, *a); break;
-    case 64: LAUNCH_PDL(pdl, P_ATTN, layer, "attention", attn_kv<64>, grid, ATTN_THREADS, 0, s, *a); break;
-    case 128: LAUNCH_PDL(pdl, P_ATTN, layer, "attention", attn_kv<128>, grid, ATTN_THREADS, 0, s, *a); break;
+    case 16: ATTN_KV(16); break;
+    case 32: ATTN_KV(32); break;
+    case 64: ATTN_KV(64); break;
+    case 128: ATTN_KV(128); break;
     default: die("attention: head_dim %d is not supported (16, 32, 64 or 128)", a->hd);
     }
+#undef ATTN_KV
 }

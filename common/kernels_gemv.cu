@@ -1,7 +1,8 @@
 /* The decode GEMV: y = W x for B <= 32 rows of x, W [N][K] fp16 read once for all of them.
  * A decode step is this kernel streaming 2.2 GB of weights, so it is built for bandwidth:
- *   - a block works on tiles of 16 output rows (a resident grid walks all of them, the next
- *     tile's loads in flight while the last one is reduced); its 8 warps split K, each lane streams 16-byte
+ *   - a block works on tiles of 16 output rows (8 where 16 would leave resident blocks idle,
+ *     see gemv_plan; a resident grid walks all of them, the next tile's loads in flight while
+ *     the last one is reduced); its 8 warps split K, each lane streams 16-byte
  *     loads of two rows (GEMV_UNROLL loads of each in flight, the first issued before the kernel
  *     waits for the one before it: programmatic dependent launch);
  *   - tensor cores do the arithmetic (mma m16n8k16, fp32 accumulation; m16n8k8 on sm_75):
@@ -53,6 +54,7 @@ __device__ __forceinline__ int tile_row(const GemvArgs &a, int tile, int h, int 
         const int hh = a.hd / 2, per_head = hh / 8;
         return tile / per_head * a.hd + tile % per_head * 8 + g + h * hh;
     }
+    if (a.tile8) return h ? a.N : tile * 8 + g;     /* rows g + 8 absent: loads and stores skipped */
     return tile * 16 + h * 8 + g;
 }
 
@@ -100,7 +102,7 @@ __device__ __forceinline__ void gemv_tiles(const GemvArgs &a) {
     __shared__ float red[GEMV_WARPS][NT * 4][32];
     __shared__ float rs[GEMV_NORM_ROWS];
     const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
-    const int nch = (a.K + CHUNK - 1) / CHUNK, ntiles = (a.N + 15) / 16;
+    const int nch = (a.K + CHUNK - 1) / CHUNK, ntiles = a.tile8 ? (a.N + 7) / 8 : (a.N + 15) / 16;
     int tile = blockIdx.x, r0, r1;
     bool ok0, ok1;
     const half *w0, *w1;
@@ -218,6 +220,9 @@ template <int NT> __global__ void __launch_bounds__(GEMV_THREADS, GEMV_MIN_BLOCK
 #ifndef GEMV_BLOCKS_PER_SM
 #define GEMV_BLOCKS_PER_SM 0
 #endif
+#ifndef GEMV_TILE8
+#define GEMV_TILE8 1                    /* 8-row tiles where 16-row ones leave blocks idle (v11) */
+#endif
 template <typename K>
 static int gemv_grid(K kernel, int tiles) {
     static int resident = 0;            /* one per kernel instantiation */
@@ -232,14 +237,24 @@ static int gemv_grid(K kernel, int tiles) {
     return tiles < GEMV_GRID_WAVES * resident ? tiles : GEMV_GRID_WAVES * resident;
 }
 
+/* the grid for this GEMV. A matrix whose 8-row tiles all fit in the resident blocks (o_proj
+ * and down_proj: 256 tiles of 8 on an H200's 264 blocks) is cut that way when its epilogue
+ * allows (store, residual), so that twice the warps stream it; else into 16-row tiles. A
+ * row's arithmetic is the same either way. */
+template <typename K>
+static int gemv_plan(K kernel, int epi, GemvArgs *a) {
+    const int tiles8 = (a->N + 7) / 8;
+    a->tile8 = GEMV_TILE8 && (epi == EPI_STORE || epi == EPI_RESIDUAL) && gemv_grid(kernel, tiles8 + 1) > tiles8;
+    return gemv_grid(kernel, a->tile8 ? tiles8 : (a->N + 15) / 16);
+}
+
 template <int NT>
-static void launch_nt(cudaStream_t s, int pdl, Part part, int layer, int epi, const GemvArgs *a) {
-    const int tiles = (a->N + 15) / 16;
+static void launch_nt(cudaStream_t s, int pdl, Part part, int layer, int epi, GemvArgs a) {
     switch (epi) {
-    case EPI_QKV_ROPE: LAUNCH_PDL(pdl, part, layer, "gemv_qkv_rope_append", gemv_qkv_rope_append<NT>, gemv_grid(gemv_qkv_rope_append<NT>, tiles), GEMV_THREADS, 0, s, *a); break;
-    case EPI_RESIDUAL: LAUNCH_PDL(pdl, part, layer, "gemv_residual", gemv_residual<NT>, gemv_grid(gemv_residual<NT>, tiles), GEMV_THREADS, 0, s, *a); break;
-    case EPI_SILU_MUL: LAUNCH_PDL(pdl, part, layer, "gemv_gate_up_silu", gemv_gate_up_silu<NT>, gemv_grid(gemv_gate_up_silu<NT>, tiles), GEMV_THREADS, 0, s, *a); break;
-    default: LAUNCH_PDL(pdl, part, layer, "gemv_lm_head", gemv_lm_head<NT>, gemv_grid(gemv_lm_head<NT>, tiles), GEMV_THREADS, 0, s, *a); break;
+    case EPI_QKV_ROPE: LAUNCH_PDL(pdl, part, layer, "gemv_qkv_rope_append", gemv_qkv_rope_append<NT>, gemv_plan(gemv_qkv_rope_append<NT>, epi, &a), GEMV_THREADS, 0, s, a); break;
+    case EPI_RESIDUAL: LAUNCH_PDL(pdl, part, layer, "gemv_residual", gemv_residual<NT>, gemv_plan(gemv_residual<NT>, epi, &a), GEMV_THREADS, 0, s, a); break;
+    case EPI_SILU_MUL: LAUNCH_PDL(pdl, part, layer, "gemv_gate_up_silu", gemv_gate_up_silu<NT>, gemv_plan(gemv_gate_up_silu<NT>, epi, &a), GEMV_THREADS, 0, s, a); break;
+    default: LAUNCH_PDL(pdl, part, layer, "gemv_lm_head", gemv_lm_head<NT>, gemv_plan(gemv_lm_head<NT>, epi, &a), GEMV_THREADS, 0, s, a); break;
     }
 }
 
@@ -249,9 +264,9 @@ void k_gemv(cudaStream_t s, int pdl, Part part, int layer, int epi, const GemvAr
         die("gemv: %d rows of K=%d, N=%d are outside what it handles (B <= %d, <= %d with the norm; K %% 8 = 0)",
             a->B, a->K, a->N, GEMV_MAX_ROWS, GEMV_NORM_ROWS);
     switch ((a->B + 7) / 8) {
-    case 1: launch_nt<1>(s, pdl, part, layer, epi, a); break;
-    case 2: launch_nt<2>(s, pdl, part, layer, epi, a); break;
-    case 3: launch_nt<3>(s, pdl, part, layer, epi, a); break;
-    default: launch_nt<4>(s, pdl, part, layer, epi, a); break;
+    case 1: launch_nt<1>(s, pdl, part, layer, epi, *a); break;
+    case 2: launch_nt<2>(s, pdl, part, layer, epi, *a); break;
+    case 3: launch_nt<3>(s, pdl, part, layer, epi, *a); break;
+    default: launch_nt<4>(s, pdl, part, layer, epi, *a); break;
     }
 }

@@ -182,6 +182,7 @@ int main(int argc, char **argv) {
         return 0;
     }
     const Case cases[] = {
+        {"lm_head, norm fused (16-row tiles)", EPI_STORE, 32000, 2048, 1, 1},
         {"lm_head-like, norm fused", EPI_STORE, 2560, 2048, 1, 1},
         {"lm_head-like, norm fused", EPI_STORE, 2560, 2048, 8, 1},
         {"lm_head-like, x from L1", EPI_STORE, 2560, 2048, 32, 0},
