@@ -26,7 +26,9 @@
  *   time_nosync_ms        the host's launch time: H200 2.5-4 ms, close to the synced step because
  *                         the eager step is host-bound there; T4 2-5 ms, well below its 9-14 ms
  *                         step (GPU-bound). Graph: 0.002-0.02 ms on both, whatever the step takes
- *   time_sync_after_ms    the step plus what is left of the queued prefill: 0.3-2 ms too long
+ *   time_sync_after_ms    the step plus what is left of the queued prefill: graph ~0.9 ms too
+ *                         long on an H200; eager 0-0.6 ms, as its 446 launches keep the host
+ *                         busy through most of the ~2 ms prefill
  *   time_sync_both_ms     the step: H200 eager 3-4 ms, graph 1.2-2 ms; T4 9-14 ms
  *   time_events_ms        behind a queue the host runs ahead, so the GPU meets no gaps: H200 eager
  *                         ~2.5 ms, below the synced 3.4 ms; graph the same as synced
