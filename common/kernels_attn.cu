@@ -19,7 +19,7 @@ enum { ATTN_THREADS = 256, ATTN_WARPS = ATTN_THREADS / 32, MAXG = 8 };
 #define ATTN_CLUSTER_ROWS 8         /* up to this many rows a decode step merges slices in a cluster */
 #endif
 #ifndef ATTN_SLICE_KEYS
-#define ATTN_SLICE_KEYS 64          /* the fewest keys a slice gets (tests/gpu/PERF_LOG.md, v6) */
+#define ATTN_SLICE_KEYS 96          /* the fewest keys a slice gets (tests/gpu/PERF_LOG.md, v6, v13) */
 #endif
 
 __device__ __forceinline__ void unpack8(int4 v, float *x) {
