@@ -29,7 +29,7 @@
  *                       H200 (4.8 TB/s, 989 TFLOP/s): TPOT 0.46 ms, TTFT(200) 0.46 ms (compute 0.45)
  *   tpot_ms (eager)     H200: 2.4-3.2 ms, ratio 5-7 (446 launches a step cost more than the GPU's
  *                       work); T4: 9-14 ms, ratio 1.3-2 (the GPU's work dominates)
- *   tpot_ms_graph       H200: ~1.22 ms, ratio ~2.7: the same bytes, one launch; the rest is the
+ *   tpot_ms_graph       H200: ~1.25 ms, ratio ~2.7: the same bytes, one launch; the rest is the
  *                       kernels' own bandwidth efficiency
  *   ttft_ms (200 tok)   H200: ~2.1 ms (ttft_over_tpot ~0.6-0.9: the prefill runs fused, the step
  *                       eager); T4: 10-40 ms
