@@ -82,7 +82,7 @@ ASAN_BINS := $(patsubst tests/asan/%.c,$(BUILD)/asan/%,$(wildcard tests/asan/*.c
 
 $(CPU_TESTS): $(BUILD)/tests/cpu/%: tests/cpu/%.c tests/check.h $(HOST_LIB) $(HEADERS) | $(BUILD)/tests/cpu
 	$(CC) $(CFLAGS) -Itests $< $(HOST_LIB) $(HOSTLIBS) -o $@
-$(GPU_TESTS): $(BUILD)/tests/gpu/%: tests/gpu/%.cu tests/check.h $(CUDA_LIB) $(HOST_LIB) $(HEADERS) | $(BUILD)/tests/gpu
+$(GPU_TESTS): $(BUILD)/tests/gpu/%: tests/gpu/%.cu tests/check.h tests/gpu/kernel_data.cuh $(CUDA_LIB) $(HOST_LIB) $(HEADERS) | $(BUILD)/tests/gpu
 	$(NVCC) $(NVFLAGS) -Itests $< $(CUDA_LIB) $(HOST_LIB) $(LDLIBS) -o $@
 # the parsers again, under AddressSanitizer, for the bad-input tests
 $(ASAN_BINS): $(BUILD)/asan/%: tests/asan/%.c $(HOST_SRC) $(HEADERS) | $(BUILD)/asan

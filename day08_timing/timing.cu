@@ -216,7 +216,6 @@ int main(int argc, char **argv) {
     GpuModel *m = gpu_model_open(&o);
     const Config *c = gpu_model_config(m);
     config_print(c);
-    if (!model_dir) printf("weights=synthetic (TinyLlama's shape, seeded values: timings are real, the text is not)\n");
     double floor_ms = floor_tpot_ms(weight_bytes(c), g.bw_gbs);
     printf("floor_tpot_ms=%.3f (%.2f GB of weights / %.0f GB/s: no decode step can be faster)\n", floor_ms,
            weight_bytes(c) / 1e9, g.bw_gbs);

@@ -158,7 +158,6 @@ int main(int argc, char **argv) {
     GpuModel *m = gpu_model_open(&o);
     const Config *c = gpu_model_config(m);
     config_print(c);
-    if (!model_dir) printf("weights=synthetic (TinyLlama's shape, seeded values: timings are real, the text is not)\n");
     static int ids[MAX_PROMPT];
     prompt_ids(model_dir, c, MAX_PROMPT, ids);
 

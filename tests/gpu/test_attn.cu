@@ -16,22 +16,8 @@
 #include <string.h>
 #include <vector>
 #include "check.h"
-#include "gpu.h"
+#include "kernel_data.cuh"
 #include "kernels.cuh"
-#include "model.h"
-
-static float rnd(uint64_t i, float scale) { return scale * ((float)(synth_mix(i) >> 40) / (float)(1 << 24) * 2.f - 1.f); }
-static std::vector<half> random_half(size_t n, uint64_t seed, float scale) {
-    std::vector<half> v(n);
-    for (size_t i = 0; i < n; i++) v[i] = __float2half(rnd(seed * 0x9E3779B97F4A7C15ull + i, scale));
-    return v;
-}
-template <typename T> static T *to_gpu(const std::vector<T> &v) {
-    T *d;
-    CUDA_CHECK(cudaMalloc(&d, v.size() * sizeof(T)));
-    CUDA_CHECK(cudaMemcpy(d, v.data(), v.size() * sizeof(T), cudaMemcpyHostToDevice));
-    return d;
-}
 
 /* T queries at (rows[t], pos[t]); prompt = they are all of rows[0] */
 struct Case { const char *name; int nh, nkv, hd, T, prompt, c0, row; };
