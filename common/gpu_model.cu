@@ -129,7 +129,7 @@ static void step_eager(GpuModel *m, int B) {
         linear(m, P_V, l, "v_proj", m->xn, B, dim, L->wv, kvd, v, 0.f);
         k_rope_qk(m->st, l, q, k, m->d_pos, m->cos_t, m->sin_t, B, c->n_heads, c->n_kv_heads, c->head_dim);
         k_kv_append(m->st, l, k, v, m->d_pos, kc, vc, B, c->n_kv_heads, c->head_dim, m->max_seq);
-        attention(m, 0, l, q, qd, NULL, m->d_pos, B, 1, 0);                        /* sdpa */
+        attention(m, 0, l, q, qd, NULL, m->d_pos, B, 1, 0);                     /* sdpa */
         linear(m, P_O, l, "o_proj", m->attn, B, qd, L->wo, dim, m->tmp, 0.f);
         k_residual_add(m->st, l, m->hidden, m->tmp, (long long)B * dim);
         rmsnorm_eager(m, l, L->ffn_norm, B);                                    /* post_attention_layernorm: 3 */

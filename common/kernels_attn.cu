@@ -5,9 +5,9 @@
  * (grouped-query attention), over one slice of the keys: a query of L keys is cut into
  * ceil(L / chunk) slices of chunk = max(ATTN_SLICE_KEYS, ceil(L / splits)) keys, so the cut
  * depends on L alone (a row's result is the same in any batch) and a short context is not
- * cut finer than a merge is worth. With more than one slice the last block to finish merges
- * them (flash-decoding), so a batch-1 step still spreads over several SMs. HD/8 lanes hold
- * one key (16 bytes each), a warp holds 32/(HD/8) keys. */
+ * cut finer than a merge is worth. With more than one slice one block merges them
+ * (flash-decoding: see attn_kv for which), so a batch-1 step still spreads over several SMs.
+ * HD/8 lanes hold one key (16 bytes each), a warp holds 32/(HD/8) keys. */
 #include <cooperative_groups.h>
 #include "kernels.cuh"
 #include "gpu.h"
@@ -189,10 +189,10 @@ __global__ void __launch_bounds__(ATTN_THREADS) attn_kv(AttnArgs a) {
     const int chunk = max(ATTN_SLICE_KEYS, (L + a.splits - 1) / a.splits), slices = (L + chunk - 1) / chunk;
     /* a slice's partial result: m[G], l[G] (padded to 4 floats), then acc[G][HD] */
     const int stride = ((2 * G + 3) & ~3) + G * HD;
-    const float *p0 = a.part + (long long)(t * a.nkv + kvh) * a.splits * stride;
+    float *p0 = a.part + (long long)(t * a.nkv + kvh) * a.splits * stride;
     half *out = a.out + (long long)t * a.out_stride + kvh * G * HD;
     if (sp < slices)                                            /* else the query needs fewer slices */
-        attend_slice<HD>(a, t, kvh, sp, L, chunk, slices, CLUSTER ? res : (float *)p0 + sp * stride, out);
+        attend_slice<HD>(a, t, kvh, sp, L, chunk, slices, CLUSTER ? res : p0 + sp * stride, out);
     if (slices == 1) return;
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     if (CLUSTER) {
@@ -210,7 +210,7 @@ __global__ void __launch_bounds__(ATTN_THREADS) attn_kv(AttnArgs a) {
     __syncthreads();
     if (!is_last) return;
     __threadfence();
-    merge_slices<HD, true>([&](int s) { return p0 + s * stride; }, slices, G, out);
+    merge_slices<HD, true>([&](int s) { return (const float *)p0 + s * stride; }, slices, G, out);
     if (threadIdx.x == 0) a.counter[t * a.nkv + kvh] = 0;
 }
 

@@ -248,15 +248,22 @@ static int gemv_plan(K kernel, int epi, GemvArgs *a) {
     return gemv_grid(kernel, a->tile8 ? tiles8 : (a->N + 15) / 16);
 }
 
+/* gemv_plan sets a.tile8 first, then the kernel gets its copy of a */
+#define GEMV_LAUNCH(name, kernel)                                                   \
+    {                                                                               \
+        const int grid = gemv_plan(kernel, epi, &a);                                \
+        LAUNCH_PDL(pdl, part, layer, name, kernel, grid, GEMV_THREADS, 0, s, a);    \
+    }
 template <int NT>
 static void launch_nt(cudaStream_t s, int pdl, Part part, int layer, int epi, GemvArgs a) {
     switch (epi) {
-    case EPI_QKV_ROPE: LAUNCH_PDL(pdl, part, layer, "gemv_qkv_rope_append", gemv_qkv_rope_append<NT>, gemv_plan(gemv_qkv_rope_append<NT>, epi, &a), GEMV_THREADS, 0, s, a); break;
-    case EPI_RESIDUAL: LAUNCH_PDL(pdl, part, layer, "gemv_residual", gemv_residual<NT>, gemv_plan(gemv_residual<NT>, epi, &a), GEMV_THREADS, 0, s, a); break;
-    case EPI_SILU_MUL: LAUNCH_PDL(pdl, part, layer, "gemv_gate_up_silu", gemv_gate_up_silu<NT>, gemv_plan(gemv_gate_up_silu<NT>, epi, &a), GEMV_THREADS, 0, s, a); break;
-    default: LAUNCH_PDL(pdl, part, layer, "gemv_lm_head", gemv_lm_head<NT>, gemv_plan(gemv_lm_head<NT>, epi, &a), GEMV_THREADS, 0, s, a); break;
+    case EPI_QKV_ROPE: GEMV_LAUNCH("gemv_qkv_rope_append", gemv_qkv_rope_append<NT>); break;
+    case EPI_RESIDUAL: GEMV_LAUNCH("gemv_residual", gemv_residual<NT>); break;
+    case EPI_SILU_MUL: GEMV_LAUNCH("gemv_gate_up_silu", gemv_gate_up_silu<NT>); break;
+    default: GEMV_LAUNCH("gemv_lm_head", gemv_lm_head<NT>); break;
     }
 }
+#undef GEMV_LAUNCH
 
 void k_gemv(cudaStream_t s, int pdl, Part part, int layer, int epi, const GemvArgs *a) {
     if (a->B < 1 || a->B > GEMV_MAX_ROWS || (a->norm_w && a->B > GEMV_NORM_ROWS) || a->K % 8 ||
