@@ -45,3 +45,5 @@ Stats stats_of(const double *x, int n) {
     free(v);
     return s;
 }
+
+double median_of(const double *x, int n) { return stats_of(x, n).median; }

@@ -130,8 +130,6 @@ static void child_gemm(uint64_t t0, const Config *c) {
     CUBLAS_CHECK(cublasDestroy(h));
 }
 
-static double median_of(const double *x, int n) { return n > 0 ? stats_of(x, n).median : NAN; }
-
 static void child_generate(uint64_t t0, const char *model_dir) {
     CUDA_CHECK(cudaFree(0));
     printf("context_ms=%.3f\n", ms_since(t0));

@@ -77,8 +77,6 @@ static void queue_gpu_work(cudaStream_t s, double ms) {
     KERNEL_CHECK("spin");
 }
 
-static double median_of(const double *x, int n) { return stats_of(x, n).median; }
-
 /* ---- 1. one decode step, four timers ---------------------------------------------------- */
 typedef enum { T_NOSYNC, T_SYNC_AFTER, T_SYNC_BOTH, T_EVENTS, T_WAYS } Way;
 static const char *WAY_KEY[T_WAYS] = {"time_nosync_ms", "time_sync_after_ms", "time_sync_both_ms", "time_events_ms"};

@@ -67,7 +67,6 @@ static void usage(void) {
            "  --model DIR   config.json + model.safetensors; default: TinyLlama's shape, synthetic weights\n");
 }
 
-static double median_of(const double *x, int n) { return stats_of(x, n).median; }
 static double spread_pct(const double *x, int n) { return 100 * stats_of(x, n).range_over_median; }
 
 /* ---- way 1: two generates subtracted (the simplest) --------------------------------------
