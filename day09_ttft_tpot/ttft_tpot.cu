@@ -33,9 +33,10 @@
  *                       kernels' own bandwidth efficiency
  *   ttft_ms (200 tok)   H200: ~2.1 ms (ttft_over_tpot ~0.6-0.9: the prefill runs fused, the step
  *                       eager); T4: 10-40 ms
- *   three methods       within 10-20% of each other (H200: within 4%)
+ *   three methods       within 10-20% of each other (H200: within 2-8%)
  *   total_over_n_ms_8   200-token prompt: TPOT + (TTFT - TPOT) / 8, close to TPOT when TTFT ~ TPOT
- *                       (on an H200 a little below: the TTFT is below the eager TPOT); 1024-token
+ *                       (on an H200 10-20% below: the TTFT is below the eager TPOT, and eager steps
+ *                       vary by about as much between section 2 and these runs); 1024-token
  *                       prompt with the graph decode: +50% or more (the mistake made visible)
  *   prefill sweep       intensity = tokens; below the ridge (~203 on a T4, ~205 on an H200) the
  *                       prefill is memory-bound and TFLOP/s climbs with the prompt (H200: ~21 at 16
