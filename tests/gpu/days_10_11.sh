@@ -81,7 +81,7 @@ if command -v ncu >/dev/null; then
   ok $? "day10 under ncu exits 0 (log: $(tail -2 "$tmp/day10_nocupti.log"))"
   grep -q '^trace: CUPTI unavailable' "$tmp/day10_nocupti.log"; ok $? "day10 under ncu says CUPTI is unavailable and why"
   grep -q '^trace=off' "$tmp/day10_nocupti.log"; ok $? "day10 under ncu says what it does without a trace"
-  [ -n "$(awk -F'\t' '$1 == "day10" && $2 == "tpot_ms_untraced" { print $4 }' "$tmp/nocupti/rows.tsv")" ]
+  rows=$tmp/nocupti/rows.tsv has_row day10 tpot_ms_untraced
   ok $? "day10 under ncu still times the step (tpot_ms_untraced)"
 else
   skipped=", 1 skipped (no ncu on the PATH: the no-CUPTI path was not run)"
