@@ -29,6 +29,16 @@ static int attr(cudaDeviceAttr a, int dev) {
     return v;
 }
 
+int gpu_cc_major(void) {
+    static int cc = 0;
+    if (!cc) {
+        int dev;
+        CUDA_CHECK(cudaGetDevice(&dev));
+        cc = attr(cudaDevAttrComputeCapabilityMajor, dev);
+    }
+    return cc;
+}
+
 void gpu_facts(GpuFacts *g) {
     int n = 0, dev = 0, drv = 0;
     cudaError_t e = cudaGetDeviceCount(&n);

@@ -27,6 +27,8 @@ typedef struct {
     double copy_gbs;           /* measured device-to-device copy (read + write); 0 = not measured */
 } GpuFacts;
 
+/* The current device's compute capability (major), asked once: kernels pick their path by it. */
+int gpu_cc_major(void);
 /* Dies with one sentence when there is no usable GPU. */
 void gpu_facts(GpuFacts *g);
 /* Measures a device-to-device copy of `bytes` (median of several), fills g->copy_gbs. */

@@ -97,6 +97,7 @@ typedef struct {
     half *y; int y_stride;
     /* EPI_QKV_ROPE: q -> y, k/v -> the cache at pos[b] */
     const int *pos; const half *cos_t, *sin_t; half *kc, *vc; int nh, nkv, hd, max_seq;
+    int stream;     /* 1: the register-streaming kernel even on sm_90 (the tests compare the two) */
     int tile8;      /* set by k_gemv: the tile height (8 or 16 rows) it chose */
 } GemvArgs;
 enum { GEMV_MAX_ROWS = 32, GEMV_NORM_ROWS = 8 };

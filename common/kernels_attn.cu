@@ -351,13 +351,7 @@ void k_attention(cudaStream_t s, int pdl, int layer, const AttnArgs *a) {
         }
     }
     dim3 grid(a->nkv, a->T, a->splits);
-    static int cc = 0;
-    if (!cc) {
-        int dev;
-        CUDA_CHECK(cudaGetDevice(&dev));
-        CUDA_CHECK(cudaDeviceGetAttribute(&cc, cudaDevAttrComputeCapabilityMajor, dev));
-    }
-    const int cz = cc >= 9 && a->T <= ATTN_CLUSTER_ROWS && a->splits > 1 ? a->splits : 0;
+    const int cz = gpu_cc_major() >= 9 && a->T <= ATTN_CLUSTER_ROWS && a->splits > 1 ? a->splits : 0;
 #define ATTN_KV(HD)                                                                                               \
     if (cz) LAUNCH_CLUSTER(pdl, cz, P_ATTN, layer, "attention", (attn_kv<HD, true>), grid, ATTN_THREADS, 0, s, *a); \
     else LAUNCH_PDL(pdl, P_ATTN, layer, "attention", (attn_kv<HD, false>), grid, ATTN_THREADS, 0, s, *a);

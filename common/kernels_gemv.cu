@@ -1,17 +1,23 @@
 /* The decode GEMV: y = W x for B <= 32 rows of x, W [N][K] fp16 read once for all of them.
- * A decode step is this kernel streaming 2.2 GB of weights, so it is built for bandwidth:
- *   - a block works on tiles of 16 output rows (8 where 16 would leave resident blocks idle,
- *     see gemv_plan; a resident grid walks all of them, the next tile's loads in flight while
- *     the last one is reduced); its 8 warps split K, each lane streams 16-byte
- *     loads of two rows (GEMV_UNROLL loads of each in flight, the first issued before the kernel
- *     waits for the one before it: programmatic dependent launch);
+ * A decode step is this kernel streaming 2.2 GB of weights, so it is built for bandwidth.
+ * Two kernels share everything but the way the weights arrive:
+ *   - streaming (any GPU): a block works on tiles of 16 output rows (8 where 16 would leave
+ *     resident blocks idle, see gemv_launch; a resident grid walks all of them, the next
+ *     tile's loads in flight while the last one is reduced); its 8 warps split K, each lane
+ *     streams 16-byte loads of two rows (GEMV_UNROLL loads of each in flight, the first issued
+ *     before the kernel waits for the one before it: programmatic dependent launch);
+ *   - bulk copy (sm_90, a few rows of x): one block per SM whose ninth warp has the copy
+ *     engine fill a 128 KB ring of shared memory with the block's tiles while the other
+ *     eight compute from it (gemv_bulk_tiles): at batch 1 it takes 11-34% less time.
+ * Both:
  *   - tensor cores do the arithmetic (mma m16n8k16, fp32 accumulation; m16n8k8 on sm_75):
  *     the 16 rows are the A operand, up to 8 rows of x the B operand, so B = 1 costs the
  *     same instructions as B = 8 and every weight is used for all rows at once. K is read
  *     in a permuted order (lane t of a quad holds k 8t..8t+7 of a 32-wide chunk, in W and x
  *     alike), which keeps every load 16 bytes wide and leaves the sum unchanged;
  *   - the split over warps is added in a fixed order, and a row of x meets the same
- *     instructions whatever B is, so its result is bit for bit the same at any batch size.
+ *     instructions whatever B is, so its result is bit for bit the same at any batch size
+ *     and in either kernel.
  * The neighbours it fuses:
  *   prologue  RMSNorm of x (B <= GEMV_NORM_ROWS; beyond that the caller runs rmsnorm, which
  *             does the same arithmetic)
@@ -94,9 +100,84 @@ __device__ __forceinline__ void gemv_epilogue(const GemvArgs &a, const float (&c
         }
 }
 
-/* A block walks tiles blockIdx.x, + gridDim.x, ... (the grid is what stays resident), and
- * issues the next tile's first loads before it reduces and stores the current one, so the
- * weight stream does not stop at every tile's reduction. */
+/* The RMSNorm scale of each row of x (norm_w), as rmsnorm computes it; threads past the
+ * first GEMV_THREADS add nothing */
+__device__ __forceinline__ void norm_scales(const GemvArgs &a, float *rs) {
+    float ss[GEMV_NORM_ROWS];
+#pragma unroll
+    for (int b = 0; b < GEMV_NORM_ROWS; b++)
+        ss[b] = b < a.B && threadIdx.x < GEMV_THREADS ? row_sumsq(a.x + (long long)b * a.x_stride, a.K) : 0.f;
+    block_sums<GEMV_NORM_ROWS>(ss);
+    if (threadIdx.x < GEMV_NORM_ROWS) rs[threadIdx.x] = rms_scale(ss[threadIdx.x], a.K, a.eps);
+    __syncthreads();
+}
+
+/* the x rows lane group g feeds to the mma (row nt * 8 + g, the last one past B) and their scales */
+template <int NT>
+__device__ __forceinline__ void x_rows(const GemvArgs &a, const float *rs, int g, const half *(&xrow)[NT],
+                                       float (&xr)[NT]) {
+#pragma unroll
+    for (int nt = 0; nt < NT; nt++) {
+        const int b = min(nt * 8 + g, a.B - 1);
+        xrow[nt] = a.x + (long long)b * a.x_stride;
+        xr[nt] = a.norm_w ? rs[b < GEMV_NORM_ROWS ? b : 0] : 0.f;
+    }
+}
+
+/* one 32-wide chunk at k (this lane's 8 columns) of the tile's two weight rows against every
+ * x row, normalised on the way in when norm_w is set */
+template <int NT>
+__device__ __forceinline__ void chunk_mma(float (&c)[NT][4], int4 w0, int4 w1, const half *const (&xrow)[NT],
+                                          const float (&xr)[NT], const half *norm_w, int k, int K) {
+    int4 nw = make_int4(0, 0, 0, 0);
+    if (norm_w && k < K) nw = *(const int4 *)(norm_w + k);
+#pragma unroll
+    for (int nt = 0; nt < NT; nt++) {
+        int4 xv = make_int4(0, 0, 0, 0);
+        if (k < K) xv = *(const int4 *)(xrow[nt] + k);
+        if (norm_w) {
+            half *xh = (half *)&xv;
+            const half *wh = (const half *)&nw;
+#pragma unroll
+            for (int i = 0; i < 8; i++) xh[i] = rms_apply(xh[i], xr[nt], wh[i]);
+        }
+        mma_chunk(c[nt], w0, w1, xv);
+    }
+}
+
+/* the GEMV_THREADS threads that compute (the bulk kernel has one more warp, which only loads) */
+__device__ __forceinline__ void compute_sync(void) { asm volatile("bar.sync 1, %0;" ::"r"((int)GEMV_THREADS) : "memory"); }
+
+/* the end of a tile: the warps' partial sums added in a fixed order (warp 0, 1, ... 7), then
+ * the epilogue by warp 0 */
+template <int NT, int EPI>
+__device__ __forceinline__ void tile_finish(const GemvArgs &a, float (&c)[NT][4], float (*red)[NT * 4][32], int r0,
+                                            int r1, bool ok0, bool ok1) {
+    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+#pragma unroll
+    for (int nt = 0; nt < NT; nt++)
+#pragma unroll
+        for (int j = 0; j < 4; j++) red[warp][nt * 4 + j][lane] = c[nt][j];
+    compute_sync();
+    if (warp == 0) {
+#pragma unroll
+        for (int nt = 0; nt < NT; nt++)
+#pragma unroll
+            for (int j = 0; j < 4; j++) {
+                float s = 0.f;
+#pragma unroll
+                for (int w = 0; w < GEMV_WARPS; w++) s += red[w][nt * 4 + j][lane];
+                c[nt][j] = s;
+            }
+        gemv_epilogue<NT, EPI>(a, c, r0, r1, ok0, ok1, lane & 3);
+    }
+    compute_sync();                     /* red is written again by the next tile */
+}
+
+/* The register-streaming GEMV (any GPU): a block walks tiles blockIdx.x, + gridDim.x, ...
+ * (the grid is what stays resident); each warp keeps GEMV_UNROLL 16-byte loads of its two
+ * rows in flight, and issues the next tile's first loads before it reduces the current one,
+ * so the weight stream does not stop at every tile's reduction. */
 template <int NT, int EPI>
 __device__ __forceinline__ void gemv_tiles(const GemvArgs &a) {
     __shared__ float red[GEMV_WARPS][NT * 4][32];
@@ -127,46 +208,19 @@ __device__ __forceinline__ void gemv_tiles(const GemvArgs &a) {
     pdl_launch_dependents();
     load(warp);                         /* weights do not depend on the kernel before */
     pdl_wait();
-    if (a.norm_w) {                     /* RMSNorm scale of each row of x, as rmsnorm does it */
-        float ss[GEMV_NORM_ROWS];
-#pragma unroll
-        for (int b = 0; b < GEMV_NORM_ROWS; b++) ss[b] = b < a.B ? row_sumsq(a.x + (long long)b * a.x_stride, a.K) : 0.f;
-        block_sums<GEMV_NORM_ROWS>(ss);
-        if (threadIdx.x < GEMV_NORM_ROWS) rs[threadIdx.x] = rms_scale(ss[threadIdx.x], a.K, a.eps);
-        __syncthreads();
-    }
+    if (a.norm_w) norm_scales(a, rs);
     const half *xrow[NT];
     float xr[NT];
-#pragma unroll
-    for (int nt = 0; nt < NT; nt++) {
-        const int b = min(nt * 8 + g, a.B - 1);
-        xrow[nt] = a.x + (long long)b * a.x_stride;
-        xr[nt] = a.norm_w ? rs[b < GEMV_NORM_ROWS ? b : 0] : 0.f;
-    }
+    x_rows<NT>(a, rs, g, xrow, xr);
     for (;;) {
-        float c[NT][4];
-#pragma unroll
-        for (int nt = 0; nt < NT; nt++) c[nt][0] = c[nt][1] = c[nt][2] = c[nt][3] = 0.f;
+        float c[NT][4] = {};
         for (int c0 = warp; c0 < nch; c0 += GEMV_WARPS * GEMV_UNROLL) {
             if (c0 != warp) load(c0);
 #pragma unroll
             for (int u = 0; u < GEMV_UNROLL; u++) {
-                const int ch = c0 + u * GEMV_WARPS, k = ch * CHUNK + 8 * t;
+                const int ch = c0 + u * GEMV_WARPS;
                 if (ch >= nch) break;                              /* the same for the whole warp */
-                int4 nw = make_int4(0, 0, 0, 0);
-                if (a.norm_w && k < a.K) nw = *(const int4 *)(a.norm_w + k);
-#pragma unroll
-                for (int nt = 0; nt < NT; nt++) {
-                    int4 xv = make_int4(0, 0, 0, 0);
-                    if (k < a.K) xv = *(const int4 *)(xrow[nt] + k);
-                    if (a.norm_w) {
-                        half *xh = (half *)&xv;
-                        const half *wh = (const half *)&nw;
-#pragma unroll
-                        for (int i = 0; i < 8; i++) xh[i] = rms_apply(xh[i], xr[nt], wh[i]);
-                    }
-                    mma_chunk(c[nt], wa[u], wb[u], xv);
-                }
+                chunk_mma<NT>(c, wa[u], wb[u], xrow, xr, a.norm_w, ch * CHUNK + 8 * t, a.K);
             }
         }
         const int cr0 = r0, cr1 = r1;
@@ -175,95 +229,206 @@ __device__ __forceinline__ void gemv_tiles(const GemvArgs &a) {
             set_tile(tile);
             load(warp);
         }
-        /* add the warps' partial sums in a fixed order */
-#pragma unroll
-        for (int nt = 0; nt < NT; nt++)
-#pragma unroll
-            for (int j = 0; j < 4; j++) red[warp][nt * 4 + j][lane] = c[nt][j];
-        __syncthreads();
-        if (warp == 0) {
-#pragma unroll
-            for (int nt = 0; nt < NT; nt++)
-#pragma unroll
-                for (int j = 0; j < 4; j++) {
-                    float s = 0.f;
-#pragma unroll
-                    for (int w = 0; w < GEMV_WARPS; w++) s += red[w][nt * 4 + j][lane];
-                    c[nt][j] = s;
-                }
-            gemv_epilogue<NT, EPI>(a, c, cr0, cr1, cok0, cok1, t);
-        }
+        tile_finish<NT, EPI>(a, c, red, cr0, cr1, cok0, cok1);
         if (!more) break;
-        __syncthreads();                /* red is written again by the next tile */
     }
 }
 
-/* one kernel name per job, so a profile says what ran */
-template <int NT> __global__ void __launch_bounds__(GEMV_THREADS, GEMV_MIN_BLOCKS) gemv_qkv_rope_append(GemvArgs a) {
-    gemv_tiles<NT, EPI_QKV_ROPE>(a);
+/* The bulk-copy GEMV (sm_90), for a few rows of x (B x K x 2 bytes <= BULK_X_BYTES: every
+ * decode GEMV at batch 1). One block per SM, its ninth warp only loads: lane r hands the copy
+ * engine (cp.async.bulk) row r of the tile, BULK_K columns (2 KB) at a time, into a ring of
+ * GEMV_STAGES shared-memory stages that complete on mbarriers. So 128 KB of weights are in
+ * flight per SM from the kernel's first instruction (before it waits for the kernel it depends
+ * on), where the streaming kernel's 16 warps hold 64 KB and refill them only after each use.
+ * x, normalised once, sits in shared memory beside the ring. The eight computing warps take
+ * 16-byte fragments from the ring in the same order, with the same arithmetic, as the
+ * streaming kernel takes them from registers, so a row comes out bit for bit the same.
+ * The copy engine pays per copy: rows copied 512 B at a time streamed at 1.3 TB/s, 1 KB at
+ * 2.4, 2 KB at 3.9 (lm_head; tests/gpu/PERF_LOG.md v14). */
+#ifndef GEMV_STAGES
+#define GEMV_STAGES 4
+#endif
+#ifndef GEMV_BULK_K
+#define GEMV_BULK_K 1024
+#endif
+enum { BULK_K = GEMV_BULK_K, BULK_ROW = BULK_K + 32,   /* a row of a stage, 64 bytes of padding: rows g and g+1 in other banks */
+       BULK_STAGE = 16 * BULK_ROW, BULK_THREADS = GEMV_THREADS + 32, BULK_X_BYTES = 16384 };
+
+__device__ __forceinline__ uint32_t smem_addr(const void *p) { return (uint32_t)__cvta_generic_to_shared(p); }
+__device__ __forceinline__ void mbar_init(uint64_t *b, int count) {
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_addr(b)), "r"(count) : "memory");
 }
-template <int NT> __global__ void __launch_bounds__(GEMV_THREADS, GEMV_MIN_BLOCKS) gemv_residual(GemvArgs a) {
-    gemv_tiles<NT, EPI_RESIDUAL>(a);
+__device__ __forceinline__ void mbar_arrive(uint64_t *b) {
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(smem_addr(b)) : "memory");
 }
-template <int NT> __global__ void __launch_bounds__(GEMV_THREADS, GEMV_MIN_BLOCKS) gemv_gate_up_silu(GemvArgs a) {
-    gemv_tiles<NT, EPI_SILU_MUL>(a);
-}
-template <int NT> __global__ void __launch_bounds__(GEMV_THREADS, GEMV_MIN_BLOCKS) gemv_lm_head(GemvArgs a) {
-    gemv_tiles<NT, EPI_STORE>(a);
+__device__ __forceinline__ void mbar_wait(uint64_t *b, int parity) {
+    asm volatile("{\n.reg .pred p;\nWAIT:\nmbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n@!p bra WAIT;\n}"
+                 ::"r"(smem_addr(b)), "r"(parity) : "memory");
 }
 
-/* the grid: every tile, or at most GEMV_GRID_WAVES x the blocks that stay resident
- * (GEMV_BLOCKS_PER_SM of them per SM when set, else as many as fit) */
+template <int EPI>
+__device__ __forceinline__ void gemv_bulk_tiles(const GemvArgs &a) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    extern __shared__ __align__(128) unsigned char dyn_smem[];
+    half *ring = (half *)dyn_smem;
+    uint64_t *full = (uint64_t *)(ring + GEMV_STAGES * BULK_STAGE), *empty = full + GEMV_STAGES;
+    half *xs = (half *)(empty + GEMV_STAGES);   /* x [B][K], normalised */
+    __shared__ float red[GEMV_WARPS][4][32];
+    __shared__ float rs[GEMV_NORM_ROWS];
+    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
+    const int ntiles = (a.N + 15) / 16, nks = (a.K + BULK_K - 1) / BULK_K;
+    const int stages = ((ntiles - 1 - (int)blockIdx.x) / (int)gridDim.x + 1) * nks;   /* the grid is <= ntiles */
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < GEMV_STAGES; s++) mbar_init(&full[s], 1), mbar_init(&empty[s], GEMV_WARPS);
+        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    }
+    __syncthreads();
+    pdl_launch_dependents();
+    uint64_t policy;                    /* weights are read once a step: first out of L2 */
+    asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
+    /* stage i of this block, by the whole loading warp: columns (i % nks) * BULK_K of its
+     * (i / nks)-th tile, lane r < 16 copying row r (rows past N are not copied) */
+    auto load_stage = [&](int i) {
+        const int slot = i % GEMV_STAGES, k0 = i % nks * BULK_K;
+        const int n = lane < 16 ? tile_row<EPI>(a, blockIdx.x + i / nks * gridDim.x, lane >> 3, lane & 7) : a.N;
+        const uint32_t bytes = min(BULK_K, a.K - k0) * (uint32_t)sizeof(half);
+        const int rows = __popc(__ballot_sync(0xffffffffu, n < a.N));
+        if (i >= GEMV_STAGES) mbar_wait(&empty[slot], (i / GEMV_STAGES + 1) & 1);
+        if (lane == 0)
+            asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_addr(&full[slot])),
+                         "r"(rows * bytes) : "memory");
+        __syncwarp();
+        if (n < a.N)
+            asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.L2::cache_hint"
+                         " [%0], [%1], %2, [%3], %4;"
+                         ::"r"(smem_addr(ring + slot * BULK_STAGE + lane * BULK_ROW)), "l"(a.w + (long long)n * a.K + k0),
+                         "r"(bytes), "r"(smem_addr(&full[slot])), "l"(policy) : "memory");
+    };
+    if (warp == GEMV_WARPS)             /* weights do not depend on the kernel before */
+        for (int i = 0; i < min(stages, GEMV_STAGES); i++) load_stage(i);
+    pdl_wait();
+    if (a.norm_w) norm_scales(a, rs);
+    if (warp == GEMV_WARPS) {
+        for (int i = GEMV_STAGES; i < stages; i++) load_stage(i);
+        return;
+    }
+    for (int i = threadIdx.x * 8; i < a.B * a.K; i += GEMV_THREADS * 8) {   /* x into shared memory, normalised */
+        const int b = i / a.K, k = i % a.K;
+        int4 v = *(const int4 *)(a.x + (long long)b * a.x_stride + k);
+        if (a.norm_w) {
+            half *vh = (half *)&v;
+            const int4 nw = *(const int4 *)(a.norm_w + k);
+            const half *wh = (const half *)&nw;
+#pragma unroll
+            for (int j = 0; j < 8; j++) vh[j] = rms_apply(vh[j], rs[b], wh[j]);
+        }
+        *(int4 *)(xs + i) = v;
+    }
+    compute_sync();
+    const half *xrow[1] = {xs + min(g, a.B - 1) * a.K};
+    const float xr[1] = {0.f};
+    for (int i = 0; i < stages;) {
+        const int tile = blockIdx.x + i / nks * gridDim.x;
+        const int r0 = tile_row<EPI>(a, tile, 0, g), r1 = tile_row<EPI>(a, tile, 1, g);
+        float c[1][4] = {};
+        for (int ks = 0; ks < nks; ks++, i++) {
+            const int slot = i % GEMV_STAGES;
+            const half *st = ring + slot * BULK_STAGE + 8 * t;
+            mbar_wait(&full[slot], i / GEMV_STAGES & 1);
+#pragma unroll
+            for (int j = 0; j < BULK_K / CHUNK / GEMV_WARPS; j++) {
+                const int ch = warp + j * GEMV_WARPS, k = ks * BULK_K + ch * CHUNK + 8 * t;
+                if (k - 8 * t >= a.K) break;                       /* the same for the whole warp */
+                int4 w0 = make_int4(0, 0, 0, 0), w1 = w0;
+                if (k < a.K) {
+                    w0 = *(const int4 *)(st + g * BULK_ROW + ch * CHUNK);
+                    w1 = *(const int4 *)(st + (g + 8) * BULK_ROW + ch * CHUNK);
+                }
+                chunk_mma<1>(c, w0, w1, xrow, xr, NULL, k, a.K);
+            }
+            __syncwarp();
+            if (lane == 0) mbar_arrive(&empty[slot]);
+        }
+        tile_finish<1, EPI>(a, c, red, r0, r1, r0 < a.N, r1 < a.N);
+    }
+#endif
+}
+
+/* one kernel name per job, so a profile says what ran; BULK picks the sm_90 kernel */
+#define GEMV_BOUNDS __launch_bounds__(BULK ? (int)BULK_THREADS : (int)GEMV_THREADS, BULK ? 1 : GEMV_MIN_BLOCKS)
+#define GEMV_BODY(EPI) { if (BULK) gemv_bulk_tiles<EPI>(a); else gemv_tiles<NT, EPI>(a); }
+template <int NT, bool BULK> __global__ void GEMV_BOUNDS gemv_qkv_rope_append(GemvArgs a) GEMV_BODY(EPI_QKV_ROPE)
+template <int NT, bool BULK> __global__ void GEMV_BOUNDS gemv_residual(GemvArgs a) GEMV_BODY(EPI_RESIDUAL)
+template <int NT, bool BULK> __global__ void GEMV_BOUNDS gemv_gate_up_silu(GemvArgs a) GEMV_BODY(EPI_SILU_MUL)
+template <int NT, bool BULK> __global__ void GEMV_BOUNDS gemv_lm_head(GemvArgs a) GEMV_BODY(EPI_STORE)
+#undef GEMV_BODY
+#undef GEMV_BOUNDS
+
+/* knobs for experiments (tests/gpu/PERF_LOG.md): the streaming kernel's grid is at most
+ * GEMV_GRID_WAVES x the blocks that stay resident; GEMV_TILE8 0 keeps it at 16-row tiles;
+ * GEMV_BULK 0 keeps sm_90 on the streaming kernel too */
 #ifndef GEMV_GRID_WAVES
 #define GEMV_GRID_WAVES 1
-#endif
-#ifndef GEMV_BLOCKS_PER_SM
-#define GEMV_BLOCKS_PER_SM 0
 #endif
 #ifndef GEMV_TILE8
 #define GEMV_TILE8 1                    /* 8-row tiles where 16-row ones leave blocks idle (v11) */
 #endif
-template <typename K>
-static int gemv_grid(K kernel, int tiles) {
-    static int resident = 0;            /* one per kernel instantiation */
+#ifndef GEMV_BULK
+#define GEMV_BULK 1
+#endif
+
+/* the ring and its barriers; x follows them */
+enum { BULK_RING = GEMV_STAGES * (BULK_STAGE * (int)sizeof(half) + 2 * (int)sizeof(uint64_t)),
+       BULK_SMEM_MAX = BULK_RING + BULK_X_BYTES };
+
+/* One launch of one kernel. The streaming kernel's grid is what stays resident (the blocks
+ * walk the tiles); a matrix whose 8-row tiles all fit in it (o_proj and down_proj: 256 tiles
+ * of 8 on an H200's 264 blocks) is cut that way when its epilogue allows (store, residual), so
+ * that twice the warps stream it. The bulk kernel takes one block per SM and 16-row tiles: its
+ * loads in flight do not depend on its warps. A row's arithmetic is the same either way. */
+template <int NT, int EPI, bool BULK>
+static void gemv_launch(cudaStream_t s, int pdl, Part part, int layer, GemvArgs a) {
+    void (*kernel)(GemvArgs) = EPI == EPI_QKV_ROPE ? gemv_qkv_rope_append<NT, BULK>
+                               : EPI == EPI_RESIDUAL ? gemv_residual<NT, BULK>
+                               : EPI == EPI_SILU_MUL ? gemv_gate_up_silu<NT, BULK>
+                                                     : gemv_lm_head<NT, BULK>;
+    const char *name = EPI == EPI_QKV_ROPE ? "gemv_qkv_rope_append"
+                       : EPI == EPI_RESIDUAL ? "gemv_residual"
+                       : EPI == EPI_SILU_MUL ? "gemv_gate_up_silu" : "gemv_lm_head";
+    static int resident = 0;            /* this kernel's blocks that fit on the GPU at once */
     if (!resident) {
         int dev, sms, per_sm;
         CUDA_CHECK(cudaGetDevice(&dev));
         CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-        CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, GEMV_THREADS, 0));
-        if (GEMV_BLOCKS_PER_SM > 0 && GEMV_BLOCKS_PER_SM < per_sm) per_sm = GEMV_BLOCKS_PER_SM;
-        resident = sms * (per_sm > 0 ? per_sm : 1);
+        if (BULK) CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, BULK_SMEM_MAX));
+        CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, BULK ? (int)BULK_THREADS : (int)GEMV_THREADS,
+                                                                 BULK ? BULK_SMEM_MAX : 0));
+        if (per_sm < 1) die("gemv: %s does not fit on an SM (%d bytes of shared memory)", name, BULK ? BULK_SMEM_MAX : 0);
+        resident = BULK ? sms : sms * per_sm;
     }
-    return tiles < GEMV_GRID_WAVES * resident ? tiles : GEMV_GRID_WAVES * resident;
+    const int tiles8 = (a.N + 7) / 8, tiles16 = (a.N + 15) / 16;
+    a.tile8 = !BULK && GEMV_TILE8 && (EPI == EPI_STORE || EPI == EPI_RESIDUAL) && tiles8 <= resident;
+    const int tiles = a.tile8 ? tiles8 : tiles16, cap = BULK ? resident : GEMV_GRID_WAVES * resident;
+    const int smem = BULK ? BULK_RING + a.B * a.K * (int)sizeof(half) : 0;
+    LAUNCH_PDL(pdl, part, layer, name, kernel, tiles < cap ? tiles : cap, BULK ? (int)BULK_THREADS : (int)GEMV_THREADS, smem, s, a);
 }
 
-/* the grid for this GEMV. A matrix whose 8-row tiles all fit in the resident blocks (o_proj
- * and down_proj: 256 tiles of 8 on an H200's 264 blocks) is cut that way when its epilogue
- * allows (store, residual), so that twice the warps stream it; else into 16-row tiles. A
- * row's arithmetic is the same either way. */
-template <typename K>
-static int gemv_plan(K kernel, int epi, GemvArgs *a) {
-    const int tiles8 = (a->N + 7) / 8;
-    a->tile8 = GEMV_TILE8 && (epi == EPI_STORE || epi == EPI_RESIDUAL) && gemv_grid(kernel, tiles8 + 1) > tiles8;
-    return gemv_grid(kernel, a->tile8 ? tiles8 : (a->N + 15) / 16);
-}
-
-/* gemv_plan sets a.tile8 first, then the kernel gets its copy of a */
-#define GEMV_LAUNCH(name, kernel)                                                   \
-    {                                                                               \
-        const int grid = gemv_plan(kernel, epi, &a);                                \
-        LAUNCH_PDL(pdl, part, layer, name, kernel, grid, GEMV_THREADS, 0, s, a);    \
-    }
-template <int NT>
-static void launch_nt(cudaStream_t s, int pdl, Part part, int layer, int epi, GemvArgs a) {
+template <int NT, bool BULK>
+static void launch_epi(cudaStream_t s, int pdl, Part part, int layer, int epi, const GemvArgs &a) {
     switch (epi) {
-    case EPI_QKV_ROPE: GEMV_LAUNCH("gemv_qkv_rope_append", gemv_qkv_rope_append<NT>); break;
-    case EPI_RESIDUAL: GEMV_LAUNCH("gemv_residual", gemv_residual<NT>); break;
-    case EPI_SILU_MUL: GEMV_LAUNCH("gemv_gate_up_silu", gemv_gate_up_silu<NT>); break;
-    default: GEMV_LAUNCH("gemv_lm_head", gemv_lm_head<NT>); break;
+    case EPI_QKV_ROPE: gemv_launch<NT, EPI_QKV_ROPE, BULK>(s, pdl, part, layer, a); break;
+    case EPI_RESIDUAL: gemv_launch<NT, EPI_RESIDUAL, BULK>(s, pdl, part, layer, a); break;
+    case EPI_SILU_MUL: gemv_launch<NT, EPI_SILU_MUL, BULK>(s, pdl, part, layer, a); break;
+    default: gemv_launch<NT, EPI_STORE, BULK>(s, pdl, part, layer, a); break;
     }
 }
-#undef GEMV_LAUNCH
+
+template <int NT>
+static void launch_nt(cudaStream_t s, int pdl, Part part, int layer, int epi, const GemvArgs &a) {
+    const bool bulk = GEMV_BULK && !a.stream && (long long)a.B * a.K * sizeof(half) <= BULK_X_BYTES && gpu_cc_major() >= 9;
+    if (NT == 1 && bulk) launch_epi<1, true>(s, pdl, part, layer, epi, a);
+    else launch_epi<NT, false>(s, pdl, part, layer, epi, a);
+}
 
 void k_gemv(cudaStream_t s, int pdl, Part part, int layer, int epi, const GemvArgs *a) {
     if (a->B < 1 || a->B > GEMV_MAX_ROWS || (a->norm_w && a->B > GEMV_NORM_ROWS) || a->K % 8 ||
