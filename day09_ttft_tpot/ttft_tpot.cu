@@ -29,15 +29,15 @@
  *                       H200 (4.8 TB/s, 989 TFLOP/s): TPOT 0.46 ms, TTFT(200) 0.46 ms (compute 0.45)
  *   tpot_ms (eager)     H200: 2.4-3.2 ms, ratio 5-7 (446 launches a step cost more than the GPU's
  *                       work); T4: 9-14 ms, ratio 1.3-2 (the GPU's work dominates)
- *   tpot_ms_graph       H200: ~1.25 ms, ratio ~2.7: the same bytes, one launch; the rest is the
+ *   tpot_ms_graph       H200: ~1.05 ms, ratio ~2.3: the same bytes, one launch; the rest is the
  *                       kernels' own bandwidth efficiency
  *   ttft_ms (200 tok)   H200: ~2.1 ms (ttft_over_tpot ~0.6-0.9: the prefill runs fused, the step
  *                       eager); T4: 10-40 ms
  *   three methods       within 10-20% of each other (H200: within 2-8%)
- *   total_over_n_ms_8   200-token prompt: TPOT + (TTFT - TPOT) / 8, close to TPOT when TTFT ~ TPOT
- *                       (on an H200 10-20% below: the TTFT is below the eager TPOT, and eager steps
- *                       vary by about as much between section 2 and these runs); 1024-token
- *                       prompt with the graph decode: +50% or more (the mistake made visible)
+ *   total_over_n_ms_8   200-token prompt: TPOT + (TTFT - TPOT) / 8 against the TPOT of the same
+ *                       runs, close to it when TTFT ~ TPOT (on an H200 about 8% below: the TTFT
+ *                       is below the eager TPOT); 1024-token prompt with the graph decode: +50% or
+ *                       more (the mistake made visible)
  *   prefill sweep       intensity = tokens; below the ridge (~203 on a T4, ~205 on an H200) the
  *                       prefill is memory-bound and TFLOP/s climbs with the prompt (H200: ~21 at 16
  *                       tokens, ~210 at 200, ~350 at 512); beyond that the attention over the
@@ -263,38 +263,32 @@ int main(int argc, char **argv) {
 
     /* ---- 5. Mistake #6: total / N = TPOT + (TTFT - TPOT) / N. The TTFT is spread over the
      * N tokens, the more so the fewer there are, the longer the prefill and the faster the
-     * decode. Here with the 200-token prompt (TTFT and TPOT measured above), then with a
-     * 1024-token one decoded by the graph step, whose TTFT and TPOT come from the same two
-     * generates (N = 8 and 64) subtracted. */
+     * decode. Here with the 200-token prompt decoded eagerly, then with a 1024-token one
+     * decoded by the graph step; each prompt's TTFT and TPOT come from its own two generates
+     * (N = 8 and 64) subtracted, so run-to-run noise between sections does not show as error. */
     printf("\n## 5. total / N is not TPOT (mistake #6)\n");
-    int ns[2] = {8, 64};
-    double tot[2][REPS], total[2];
-    for (int k = 0; k < 2; k++) {
-        for (int r = 0; r < REPS; r++) tot[k][r] = generate_wall_ms(m, ids, PROMPT, ns[k], MODE_EAGER);
-        total[k] = median_of(tot[k], REPS);
-        double per = total[k] / ns[k];
-        char key[32], note[160];
-        snprintf(key, sizeof key, "total_over_n_ms_%d", ns[k]);
-        snprintf(note, sizeof note, "%+.0f%% vs TPOT; TTFT + (N-1) x TPOT = %.2f ms, measured total %.2f ms",
-                 100 * (per / tpot - 1), ttft + (ns[k] - 1) * tpot, total[k]);
-        report("day09", key, tpot, per, "ms", note);
-    }
-    printf("reading: the error is (TTFT - TPOT) / N = %.3f ms at N = 8: small when TTFT ~ TPOT (here %.1fx)\n",
-           (ttft - tpot) / 8, ttft / tpot);
-    if (LONG_PROMPT + 64 <= c->max_seq) {
+    const struct { int prompt; Mode mode; const char *suffix; } runs[2] = {{PROMPT, MODE_EAGER, ""},
+                                                                         {LONG_PROMPT, MODE_GRAPH, "_long"}};
+    for (int j = 0; j < 2; j++) {
+        if (runs[j].prompt + 64 > c->max_seq) continue;
+        const int ns[2] = {8, 64};
+        double tot[REPS], total[2];
         for (int k = 0; k < 2; k++) {
-            for (int r = 0; r < REPS; r++) tot[k][r] = generate_wall_ms(m, ids, LONG_PROMPT, ns[k], MODE_GRAPH);
-            total[k] = median_of(tot[k], REPS);
+            for (int r = 0; r < REPS; r++) tot[r] = generate_wall_ms(m, ids, runs[j].prompt, ns[k], runs[j].mode);
+            total[k] = median_of(tot, REPS);
         }
-        double tpot_l = (total[1] - total[0]) / (ns[1] - ns[0]), ttft_l = total[0] - (ns[0] - 1) * tpot_l;
-        printf("long_prompt=%d mode=graph ttft_ms=%.2f tpot_ms=%.3f\n", LONG_PROMPT, ttft_l, tpot_l);
+        const double tpot_p = (total[1] - total[0]) / (ns[1] - ns[0]), ttft_p = total[0] - (ns[0] - 1) * tpot_p;
+        printf("prompt=%d mode=%s ttft_ms=%.2f tpot_ms=%.3f (from the two totals)\n", runs[j].prompt,
+               mode_name(runs[j].mode), ttft_p, tpot_p);
         for (int k = 0; k < 2; k++) {
             char key[40], note[96];
-            snprintf(key, sizeof key, "total_over_n_ms_%d_long", ns[k]);
-            snprintf(note, sizeof note, "%d-token prompt, graph: %+.0f%% vs its TPOT", LONG_PROMPT,
-                     100 * (total[k] / ns[k] / tpot_l - 1));
-            report("day09", key, tpot_l, total[k] / ns[k], "ms", note);
+            snprintf(key, sizeof key, "total_over_n_ms_%d%s", ns[k], runs[j].suffix);
+            snprintf(note, sizeof note, "%d-token prompt, %s: %+.0f%% vs its TPOT", runs[j].prompt,
+                     mode_name(runs[j].mode), 100 * (total[k] / ns[k] / tpot_p - 1));
+            report("day09", key, tpot_p, total[k] / ns[k], "ms", note);
         }
+        printf("reading: the error is (TTFT - TPOT) / N = %.3f ms at N = 8, %+.0f%% (TTFT = %.1f x TPOT)\n",
+               (ttft_p - tpot_p) / 8, 100 * (ttft_p - tpot_p) / 8 / tpot_p, ttft_p / tpot_p);
     }
 
     /* ---- 6. Prefill across the ridge (self-test 2). Intensity = 2 x params x tokens FLOP

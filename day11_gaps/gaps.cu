@@ -29,14 +29,14 @@
  * What to expect (key=value lines; rows in results/rows.tsv). Everything runs under the
  * tracer, which makes each launch slower (day10's profiler_overhead_pct). H200: this kit's
  * run; T4: the lesson's expectations and the same arithmetic, not measured here.
- *   busy_eager_b1_d0     H200 30-40%: even this C launch loop (~10 us per op under the tracer)
+ *   busy_eager_b1_d0     H200 30-50%: even this C launch loop (~10 us per op under the tracer)
  *                        trails kernels of ~4 us; T4, whose kernels take 3-5x longer: 70-95%
  *   busy_eager_b1_d40    the lesson's regime: H200 7-10%, T4 ~40%; the faster GPU has the
  *                        wider gaps (mistake #14)
  *   busy_graph_b1_d0     90-100%: one launch per step, kernels back to back
  *   batch 32             the same launches at the same cost; busy rises as far as the kernels
- *                        grow (H200, eager: 1.6 -> 1.8 ms of kernels per step, busy ~32% ->
- *                        ~36%: the step is memory-bound; a T4's kernels grow more)
+ *                        grow (H200, eager: 1.6 -> 1.8 ms of kernels per step, busy 32-47% ->
+ *                        36-52%: the step is memory-bound; a T4's kernels grow more)
  *   gap_median_us        eager d40 ~45 (dispatch + launch); eager d0 ~6; graph ~0.1 (the
  *                        kernel boundaries a graph keeps)
  *   launch_api_us        4-6 us per cudaLaunchKernel; one cudaGraphLaunch of 113 kernels ~90 us
