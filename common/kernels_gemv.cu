@@ -124,6 +124,14 @@ __device__ __forceinline__ void x_rows(const GemvArgs &a, const float *rs, int g
     }
 }
 
+/* rms_apply on 8 halves of x at once (x and the norm weights as 16-byte vectors) */
+__device__ __forceinline__ void rms_apply8(int4 &x, float r, int4 w) {
+    half *xh = (half *)&x;
+    const half *wh = (const half *)&w;
+#pragma unroll
+    for (int i = 0; i < 8; i++) xh[i] = rms_apply(xh[i], r, wh[i]);
+}
+
 /* one 32-wide chunk at k (this lane's 8 columns) of the tile's two weight rows against every
  * x row, normalised on the way in when norm_w is set */
 template <int NT>
@@ -135,12 +143,7 @@ __device__ __forceinline__ void chunk_mma(float (&c)[NT][4], int4 w0, int4 w1, c
     for (int nt = 0; nt < NT; nt++) {
         int4 xv = make_int4(0, 0, 0, 0);
         if (k < K) xv = *(const int4 *)(xrow[nt] + k);
-        if (norm_w) {
-            half *xh = (half *)&xv;
-            const half *wh = (const half *)&nw;
-#pragma unroll
-            for (int i = 0; i < 8; i++) xh[i] = rms_apply(xh[i], xr[nt], wh[i]);
-        }
+        if (norm_w) rms_apply8(xv, xr[nt], nw);
         mma_chunk(c[nt], w0, w1, xv);
     }
 }
@@ -315,13 +318,7 @@ __device__ __forceinline__ void gemv_bulk_tiles(const GemvArgs &a) {
     for (int i = threadIdx.x * 8; i < a.B * a.K; i += GEMV_THREADS * 8) {   /* x into shared memory, normalised */
         const int b = i / a.K, k = i % a.K;
         int4 v = *(const int4 *)(a.x + (long long)b * a.x_stride + k);
-        if (a.norm_w) {
-            half *vh = (half *)&v;
-            const int4 nw = *(const int4 *)(a.norm_w + k);
-            const half *wh = (const half *)&nw;
-#pragma unroll
-            for (int j = 0; j < 8; j++) vh[j] = rms_apply(vh[j], rs[b], wh[j]);
-        }
+        if (a.norm_w) rms_apply8(v, rs[b], *(const int4 *)(a.norm_w + k));
         *(int4 *)(xs + i) = v;
     }
     compute_sync();
@@ -395,14 +392,14 @@ static void gemv_launch(cudaStream_t s, int pdl, Part part, int layer, GemvArgs 
     const char *name = EPI == EPI_QKV_ROPE ? "gemv_qkv_rope_append"
                        : EPI == EPI_RESIDUAL ? "gemv_residual"
                        : EPI == EPI_SILU_MUL ? "gemv_gate_up_silu" : "gemv_lm_head";
+    const int threads = BULK ? (int)BULK_THREADS : (int)GEMV_THREADS;
     static int resident = 0;            /* this kernel's blocks that fit on the GPU at once */
     if (!resident) {
         int dev, sms, per_sm;
         CUDA_CHECK(cudaGetDevice(&dev));
         CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
         if (BULK) CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, BULK_SMEM_MAX));
-        CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, BULK ? (int)BULK_THREADS : (int)GEMV_THREADS,
-                                                                 BULK ? BULK_SMEM_MAX : 0));
+        CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, BULK ? BULK_SMEM_MAX : 0));
         if (per_sm < 1) die("gemv: %s does not fit on an SM (%d bytes of shared memory)", name, BULK ? BULK_SMEM_MAX : 0);
         resident = BULK ? sms : sms * per_sm;
     }
@@ -410,7 +407,7 @@ static void gemv_launch(cudaStream_t s, int pdl, Part part, int layer, GemvArgs 
     a.tile8 = !BULK && GEMV_TILE8 && (EPI == EPI_STORE || EPI == EPI_RESIDUAL) && tiles8 <= resident;
     const int tiles = a.tile8 ? tiles8 : tiles16, cap = BULK ? resident : GEMV_GRID_WAVES * resident;
     const int smem = BULK ? BULK_RING + a.B * a.K * (int)sizeof(half) : 0;
-    LAUNCH_PDL(pdl, part, layer, name, kernel, tiles < cap ? tiles : cap, BULK ? (int)BULK_THREADS : (int)GEMV_THREADS, smem, s, a);
+    LAUNCH_PDL(pdl, part, layer, name, kernel, tiles < cap ? tiles : cap, threads, smem, s, a);
 }
 
 template <int NT, bool BULK>

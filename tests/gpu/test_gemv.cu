@@ -199,10 +199,7 @@ int main(int argc, char **argv) {
         {"the fixture's o_proj", EPI_RESIDUAL, 64, 64, 4, 0},
         {"vocab-wide", EPI_STORE, 32000, 2048, 2, 1},
     };
-    int dev, cc;
-    CUDA_CHECK(cudaGetDevice(&dev));
-    CUDA_CHECK(cudaDeviceGetAttribute(&cc, cudaDevAttrComputeCapabilityMajor, dev));
-    g_pdl = g_bulk = cc >= 9;
+    g_pdl = g_bulk = gpu_cc_major() >= 9;
     uint64_t seed = 1;
     for (const Case &c : cases) check_case(c, seed += 10);
     return check_done("test_gemv");
