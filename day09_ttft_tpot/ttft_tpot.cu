@@ -27,7 +27,7 @@
  * this kit (synthetic weights); T4 figures are the lesson's estimates:
  *   floors              T4: TPOT 6.9 ms, TTFT(200) 6.9 ms (compute 6.8);
  *                       H200 (4.8 TB/s, 989 TFLOP/s): TPOT 0.46 ms, TTFT(200) 0.46 ms (compute 0.45)
- *   tpot_ms (eager)     H200: 2.4-3.2 ms, ratio 5-7 (446 launches a step cost more than the GPU's
+ *   tpot_ms (eager)     H200: 2.3-3.5 ms, ratio 5-8 (446 launches a step cost more than the GPU's
  *                       work); T4: 9-14 ms, ratio 1.3-2 (the GPU's work dominates)
  *   tpot_ms_graph       H200: ~1.05 ms, ratio ~2.3: the same bytes, one launch; the rest is the
  *                       kernels' own bandwidth efficiency
@@ -35,9 +35,11 @@
  *                       eager); T4: 10-40 ms
  *   three methods       within 10-20% of each other (H200: within 2-8%)
  *   total_over_n_ms_8   200-token prompt: TPOT + (TTFT - TPOT) / 8 against the TPOT of the same
- *                       runs, close to it when TTFT ~ TPOT (on an H200 about 8% below: the TTFT
+ *                       runs, close to it when TTFT ~ TPOT (on an H200 5-8% below: the TTFT
  *                       is below the eager TPOT); 1024-token prompt with the graph decode: +50% or
- *                       more (the mistake made visible)
+ *                       more (the mistake made visible). The TTFT the two totals imply need not
+ *                       match section 2's (H200 eager: 1.1-2.0 against 2.1 ms): eager steps are not
+ *                       all the same length within a generate
  *   prefill sweep       intensity = tokens; below the ridge (~203 on a T4, ~205 on an H200) the
  *                       prefill is memory-bound and TFLOP/s climbs with the prompt (H200: ~21 at 16
  *                       tokens, ~210 at 200, ~350 at 512); beyond that the attention over the
