@@ -69,14 +69,38 @@ void k_embed(cudaStream_t s, int pdl, const int *tok, const half *E, half *out, 
     LAUNCH_PDL(pdl, P_EMBED, -1, "embed", embed, T, 128, 0, s, tok, E, out, dim);
 }
 
-/* the same arithmetic, in the same order, as the GEMV's norm prologue */
+/* the same arithmetic, in the same order, as the GEMV's norm prologue (row_sumsq). A row of
+ * up to NORM_HELD x 256 values is read once, into registers, and the weights before the wait
+ * for the kernel before (they do not depend on it); longer rows read the rest twice. */
+enum { NORM_HELD = 8 };
 __global__ void rmsnorm(const half *x, const half *w, half *out, int dim, float eps) {
     pdl_launch_dependents();
+    half xv[NORM_HELD], wv[NORM_HELD];
+#pragma unroll
+    for (int j = 0; j < NORM_HELD; j++) {
+        const int i = threadIdx.x + j * NORM_THREADS;
+        wv[j] = i < dim ? w[i] : __ushort_as_half(0);
+    }
     pdl_wait();
     const half *xr = x + (long long)blockIdx.x * dim;
     half *o = out + (long long)blockIdx.x * dim;
-    float r = rms_scale(block_sum(row_sumsq(xr, dim)), dim, eps);
-    for (int i = threadIdx.x; i < dim; i += NORM_THREADS) o[i] = rms_apply(xr[i], r, w[i]);
+    float ss = 0.f;
+#pragma unroll
+    for (int j = 0; j < NORM_HELD; j++) {
+        const int i = threadIdx.x + j * NORM_THREADS;
+        xv[j] = i < dim ? xr[i] : __ushort_as_half(0);
+    }
+#pragma unroll
+    for (int j = 0; j < NORM_HELD; j++)
+        if (threadIdx.x + j * NORM_THREADS < dim) ss = fmaf(f32(xv[j]), f32(xv[j]), ss);
+    for (int i = threadIdx.x + NORM_HELD * NORM_THREADS; i < dim; i += NORM_THREADS) ss = fmaf(f32(xr[i]), f32(xr[i]), ss);
+    const float r = rms_scale(block_sum(ss), dim, eps);
+#pragma unroll
+    for (int j = 0; j < NORM_HELD; j++) {
+        const int i = threadIdx.x + j * NORM_THREADS;
+        if (i < dim) o[i] = rms_apply(xv[j], r, wv[j]);
+    }
+    for (int i = threadIdx.x + NORM_HELD * NORM_THREADS; i < dim; i += NORM_THREADS) o[i] = rms_apply(xr[i], r, w[i]);
 }
 void k_rmsnorm(cudaStream_t s, int pdl, int layer, const half *x, const half *w, half *out, int T, int dim,
                float eps) {
@@ -126,10 +150,18 @@ __global__ void argmax(const half *logits, int vocab, int *tok, int *pos, int ad
     const half *x = logits + (long long)blockIdx.x * vocab;
     float best = -INFINITY;
     int idx = 0x7fffffff;
-    for (int i = threadIdx.x; i < vocab; i += blockDim.x) {
-        float v = f32(x[i]);
-        if (v > best) best = v, idx = i;     /* i grows: the first max is kept */
+    /* 8 logits a load where rows are 16-byte aligned; i grows in each thread: the first max is kept */
+    const int vec = vocab % 8 ? 0 : vocab;
+#pragma unroll 4
+    for (int i = 8 * threadIdx.x; i < vec; i += 8 * blockDim.x) {
+        const int4 v = *(const int4 *)(x + i);
+        const half *h = (const half *)&v;
+#pragma unroll
+        for (int e = 0; e < 8; e++)
+            if (f32(h[e]) > best) best = f32(h[e]), idx = i + e;
     }
+    for (int i = vec + threadIdx.x; i < vocab; i += blockDim.x)
+        if (f32(x[i]) > best) best = f32(x[i]), idx = i;
     for (int o = 16; o > 0; o >>= 1) {
         float v = __shfl_xor_sync(0xffffffffu, best, o);
         int j = __shfl_xor_sync(0xffffffffu, idx, o);

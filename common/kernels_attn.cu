@@ -7,28 +7,30 @@
  * depends on L alone (a row's result is the same in any batch) and a short context is not
  * cut finer than a merge is worth. With more than one slice one block merges them
  * (flash-decoding: see attn_kv for which), so a batch-1 step still spreads over several SMs.
- * HD/8 lanes hold one key (16 bytes each), a warp holds 32/(HD/8) keys. */
+ * Within a slice each warp takes 16 keys at a time on tensor cores (attend_slice). */
 #include <cooperative_groups.h>
 #include "kernels.cuh"
 #include "gpu.h"
 #include "launch.h"
 namespace cg = cooperative_groups;
 
-enum { ATTN_THREADS = 256, ATTN_WARPS = ATTN_THREADS / 32, MAXG = 8 };
+enum { ATTN_THREADS = 256, ATTN_WARPS = ATTN_THREADS / 32, MAXG = 8 };   /* the prompt kernel */
+#ifndef KV_WARPS
+#define KV_WARPS 8                  /* the decode kernel's warps (tests/gpu/PERF_LOG.md, v15) */
+#endif
+enum { KV_THREADS = KV_WARPS * 32 };
 #ifndef ATTN_CLUSTER_ROWS
 #define ATTN_CLUSTER_ROWS 8         /* up to this many rows a decode step merges slices in a cluster */
 #endif
 #ifndef ATTN_SLICE_KEYS
-#define ATTN_SLICE_KEYS 96          /* the fewest keys a slice gets (tests/gpu/PERF_LOG.md, v6, v13) */
+#define ATTN_SLICE_KEYS 512         /* the fewest keys a slice gets: a merge costs about what 4 more rounds
+                                       of a block's 8 warps (16 keys each) do (tests/gpu/PERF_LOG.md, v15) */
 #endif
 
-__device__ __forceinline__ void unpack8(int4 v, float *x) {
-    const half2 *p = (const half2 *)&v;
-#pragma unroll
-    for (int i = 0; i < 4; i++) {
-        float2 t = __half22float2(p[i]);
-        x[2 * i] = t.x, x[2 * i + 1] = t.y;
-    }
+__device__ __forceinline__ uint32_t ld32(const half *p) { return *(const uint32_t *)p; }
+__device__ __forceinline__ uint32_t pack2(float lo, float hi) {
+    __half2 h = __floats2half2_rn(lo, hi);
+    return *(uint32_t *)&h;
 }
 /* exp2(x - m), 0 when both are -inf (an empty slice) */
 __device__ __forceinline__ float rescale(float x, float m) { return m == -INFINITY ? 0.f : exp2f(x - m); }
@@ -58,7 +60,7 @@ __device__ __forceinline__ void merge_slices(Src src, int slices, int G, half *o
         for (int s = 0; s < ATTN_MAX_SPLITS; s++) weight[s][g] = rescale(m[s], M) / S;
     }
     __syncthreads();
-    for (int i = threadIdx.x; i < G * HD / 4; i += ATTN_THREADS) {
+    for (int i = threadIdx.x; i < G * HD / 4; i += KV_THREADS) {
         const int g = i * 4 / HD;
         float4 acc4 = make_float4(0.f, 0.f, 0.f, 0.f);
 #pragma unroll
@@ -75,100 +77,120 @@ __device__ __forceinline__ void merge_slices(Src src, int slices, int G, half *o
     }
 }
 
+/* n halves from p (4, 8, 16 or 32 bytes) into r */
+template <int N>
+__device__ __forceinline__ void load_halves(const half *p, half (&r)[N]) {
+    if constexpr (N == 2) *(uint32_t *)r = __ldg((const unsigned int *)p);
+    else if constexpr (N == 4) *(uint2 *)r = __ldg((const uint2 *)p);
+    else
+#pragma unroll
+        for (int i = 0; i < N / 8; i++) ((int4 *)r)[i] = __ldg((const int4 *)p + i);
+}
+__device__ __forceinline__ uint32_t pack_h2(half lo, half hi) {
+    __half2 h = __halves2half2(lo, hi);
+    return *(uint32_t *)&h;
+}
+
 /* one slice of one (query, kv head): keys [sp * chunk, min(L, (sp + 1) * chunk)) for the G
- * q heads of kv head kvh. With one slice the result goes to out, else the slice's partial
- * result (m, l, acc) to part. HD/8 lanes hold one key (16 bytes each), a warp 32/(HD/8). */
+ * q heads of kv head kvh, on tensor cores. Warp w takes the slice's 16-key groups w, w + 8, ...:
+ * S = Q K^T with the G heads as the mma's rows (rows G..15 are zero), the online softmax of
+ * each head, then O += P V (P rounded to fp16, l summed from the fp32 p). Both products read
+ * their operands straight from the cache, because a sum does not care about the order of its
+ * terms:
+ *   - in S, lane t of a quad holds d 4t..4t+3 of each 16-wide step, of q and k alike (one
+ *     8-byte load each: the fragment's k 2t, 2t+1, 2t+8, 2t+9);
+ *   - in P V, output column n of n-tile j is d = n HD/8 + j, so lane g's B fragments of all
+ *     HD/8 n-tiles come from one load of d g HD/8 .. (g + 1) HD/8 - 1 of each of its 4 keys.
+ * With one slice the result goes to out, else the slice's partial result (m, l, acc) to part. */
 template <int HD>
 __device__ __forceinline__ void attend_slice(const AttnArgs &a, int t, int kvh, int sp, int L, int chunk, int slices,
                                              float *part, half *out) {
-    constexpr int LPK = HD / 8, KPW = 32 / LPK, KPB = KPW * ATTN_WARPS;
-    __shared__ float sm_m[ATTN_WARPS][MAXG], sm_l[ATTN_WARPS][MAXG], sm_acc[ATTN_WARPS][MAXG][HD];
+    constexpr int KS = HD / 16, NT = HD / 8;          /* k steps of S, n-tiles of O (= d per lane of V) */
+    __shared__ float sm_m[KV_WARPS][MAXG], sm_l[KV_WARPS][MAXG], sm_acc[KV_WARPS][MAXG][HD];
     const int G = a.nh / a.nkv, ml = (2 * G + 3) & ~3, row = a.row ? a.row[t] : t;
-    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, sub = lane % LPK, slot = lane / LPK;
+    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, g = lane >> 2, q4 = lane & 3;
     const int j0 = sp * chunk, j1 = min(L, j0 + chunk);
     const float scale = rsqrtf((float)HD) * 1.4426950409f;     /* scores in log2 units */
 
-    float q[MAXG][8], m[MAXG], l[MAXG], acc[MAXG][8];
-    const half *qp = a.q + (long long)t * a.q_stride + kvh * G * HD + sub * 8;
+    uint2 qf[KS];                                              /* head g's row of A (0 past G) */
+    const half *qp = a.q + (long long)t * a.q_stride + (kvh * G + g) * HD + 4 * q4;
 #pragma unroll
-    for (int g = 0; g < MAXG; g++) {
-        m[g] = -INFINITY, l[g] = 0.f;
+    for (int s = 0; s < KS; s++) qf[s] = g < G ? __ldg((const uint2 *)(qp + 16 * s)) : make_uint2(0u, 0u);
+    const long long base = (((long long)row * a.nkv + kvh) * a.max_seq) * HD;
+    float m = -INFINITY, l = 0.f, o[NT][4] = {};
+    /* a step's 16 keys: k rows kb + g and kb + 8 + g; v rows kb + 2q4, +1, kb + 8 + 2q4, +1 */
+    auto load = [&](int kb, uint2 (&kf)[2][KS], half (&vf)[4][NT]) {
 #pragma unroll
-        for (int d = 0; d < 8; d++) acc[g][d] = 0.f, q[g][d] = 0.f;
-        if (g < G) {
-            unpack8(*(const int4 *)(qp + g * HD), q[g]);
+        for (int n = 0; n < 2; n++) {
+            const int j = kb + 8 * n + g;
 #pragma unroll
-            for (int d = 0; d < 8; d++) q[g][d] *= scale;
+            for (int s = 0; s < KS; s++)
+                kf[n][s] = j < j1 ? __ldg((const uint2 *)(a.kc + base + (long long)j * HD + 16 * s + 4 * q4)) : make_uint2(0u, 0u);
         }
-    }
-    const long long base = (((long long)row * a.nkv + kvh) * a.max_seq) * HD + sub * 8;
-    /* each round's keys are loaded while the round before is being used */
-    auto load = [&](int jb, int4 &kr, int4 &vr) {
-        const int j = jb + slot;
-        kr = vr = make_int4(0, 0, 0, 0);
-        if (j < j1) kr = __ldg((const int4 *)(a.kc + base + (long long)j * HD)), vr = __ldg((const int4 *)(a.vc + base + (long long)j * HD));
+#pragma unroll
+        for (int i = 0; i < 4; i++) {
+            const int j = kb + (i >> 1) * 8 + 2 * q4 + (i & 1);
+            if (j < j1) load_halves<NT>(a.vc + base + (long long)j * HD + g * NT, vf[i]);
+            else
+#pragma unroll
+                for (int d = 0; d < NT; d++) vf[i][d] = __ushort_as_half(0);
+        }
     };
-    int4 kr, vr, kn, vn;
-    load(j0 + warp * KPW, kr, vr);
-    for (int jb = j0 + warp * KPW; jb < j1; jb += KPB) {
-        const bool ok = jb + slot < j1;
-        if (jb + KPB < j1) load(jb + KPB, kn, vn);
-        float k[8], v[8];
-        unpack8(kr, k);
-        unpack8(vr, v);
+    for (int kb = j0 + warp * 16; kb < j1; kb += 16 * KV_WARPS) {
+        uint2 kf[2][KS];
+        half vf[4][NT];
+        load(kb, kf, vf);
+        float sc[2][4] = {};
 #pragma unroll
-        for (int g = 0; g < MAXG; g++) {
-            if (g >= G) continue;
-            float s = 0.f;
+        for (int n = 0; n < 2; n++)
 #pragma unroll
-            for (int d = 0; d < 8; d++) s = fmaf(q[g][d], k[d], s);
+            for (int s = 0; s < KS; s++) mma16816(sc[n], qf[s].x, 0u, qf[s].y, 0u, kf[n][s].x, kf[n][s].y);
+        /* row g's scores: keys kb + 8n + 2q4 + e in sc[n][e] */
+        float mx = m;
 #pragma unroll
-            for (int o = LPK / 2; o > 0; o >>= 1) s += __shfl_xor_sync(0xffffffffu, s, o);
-            if (ok) {
-                float mn = fmaxf(m[g], s), c = exp2f(m[g] - mn), p = exp2f(s - mn);
-                l[g] = l[g] * c + p;
+        for (int n = 0; n < 2; n++)
 #pragma unroll
-                for (int d = 0; d < 8; d++) acc[g][d] = fmaf(p, v[d], acc[g][d] * c);
-                m[g] = mn;
+            for (int e = 0; e < 2; e++) {
+                sc[n][e] = kb + 8 * n + 2 * q4 + e < j1 ? sc[n][e] * scale : -INFINITY;
+                mx = fmaxf(mx, sc[n][e]);
             }
-        }
-        kr = kn, vr = vn;
-    }
-    /* merge the keys a warp held side by side, then the warps, in shared memory */
+        mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
+        mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
+        const float c = rescale(m, mx);
+        m = mx, l *= c;
 #pragma unroll
-    for (int o = LPK; o < 32; o <<= 1) {
+        for (int n = 0; n < 2; n++)
 #pragma unroll
-        for (int g = 0; g < MAXG; g++) {
-            if (g >= G) continue;
-            float mo = __shfl_xor_sync(0xffffffffu, m[g], o), lo = __shfl_xor_sync(0xffffffffu, l[g], o);
-            float mn = fmaxf(m[g], mo), c1 = rescale(m[g], mn), c2 = rescale(mo, mn);
-            l[g] = l[g] * c1 + lo * c2;
+            for (int e = 0; e < 2; e++) sc[n][e] = rescale(sc[n][e], m), l += sc[n][e];
+        const uint32_t p0 = pack2(sc[0][0], sc[0][1]), p2 = pack2(sc[1][0], sc[1][1]);
 #pragma unroll
-            for (int d = 0; d < 8; d++) acc[g][d] = acc[g][d] * c1 + __shfl_xor_sync(0xffffffffu, acc[g][d], o) * c2;
-            m[g] = mn;
+        for (int j = 0; j < NT; j++) {
+            o[j][0] *= c, o[j][1] *= c;
+            mma16816(o[j], p0, 0u, p2, 0u, pack_h2(vf[0][j], vf[1][j]), pack_h2(vf[2][j], vf[3][j]));
         }
     }
-    if (slot == 0) {
+    l += __shfl_xor_sync(0xffffffffu, l, 1);
+    l += __shfl_xor_sync(0xffffffffu, l, 2);
+    /* the warps' results side by side in shared memory: o[j][e] is d (2 q4 + e) HD/8 + j */
+    if (g < G) {
+        if (q4 == 0) sm_m[warp][g] = m, sm_l[warp][g] = l;
 #pragma unroll
-        for (int g = 0; g < MAXG; g++) {
-            if (g >= G) continue;
-            if (sub == 0) sm_m[warp][g] = m[g], sm_l[warp][g] = l[g];
+        for (int j = 0; j < NT; j++)
 #pragma unroll
-            for (int d = 0; d < 8; d++) sm_acc[warp][g][sub * 8 + d] = acc[g][d];
-        }
+            for (int e = 0; e < 2; e++) sm_acc[warp][g][(2 * q4 + e) * NT + j] = o[j][e];
     }
     __syncthreads();
-    for (int i = threadIdx.x; i < G * HD; i += ATTN_THREADS) {
-        int g = i / HD, d = i % HD;
+    for (int i = threadIdx.x; i < G * HD; i += KV_THREADS) {
+        const int h = i / HD, d = i % HD;
         float M = -INFINITY, S = 0.f, A = 0.f;
-        for (int w = 0; w < ATTN_WARPS; w++) M = fmaxf(M, sm_m[w][g]);
-        for (int w = 0; w < ATTN_WARPS; w++) {
-            float e = rescale(sm_m[w][g], M);
-            S += sm_l[w][g] * e, A += sm_acc[w][g][d] * e;
+        for (int w = 0; w < KV_WARPS; w++) M = fmaxf(M, sm_m[w][h]);
+        for (int w = 0; w < KV_WARPS; w++) {
+            float e = rescale(sm_m[w][h], M);
+            S += sm_l[w][h] * e, A += sm_acc[w][h][d] * e;
         }
         if (slices == 1) out[i] = f16(A / S);
         else {
-            if (d == 0) part[g] = M, part[G + g] = S;
+            if (d == 0) part[h] = M, part[G + h] = S;
             part[ml + i] = A;
         }
     }
@@ -180,7 +202,7 @@ __device__ __forceinline__ void attend_slice(const AttnArgs &a, int t, int kvh, 
  * atomic counter. Otherwise each slice goes to global memory and the last block to finish
  * merges them. */
 template <int HD, bool CLUSTER>
-__global__ void __launch_bounds__(ATTN_THREADS) attn_kv(AttnArgs a) {
+__global__ void __launch_bounds__(KV_THREADS) attn_kv(AttnArgs a) {
     __shared__ __align__(16) float res[CLUSTER ? ((2 * MAXG + 3) & ~3) + MAXG * HD : 1];
     __shared__ int is_last;
     pdl_launch_dependents();
@@ -222,11 +244,6 @@ __global__ void __launch_bounds__(ATTN_THREADS) attn_kv(AttnArgs a) {
  * an online softmax in between as in FlashAttention-2 (P rounded to fp16 for the second
  * product, l summed from the fp32 p). */
 enum { PT_KEYS = 64 };
-__device__ __forceinline__ uint32_t ld32(const half *p) { return *(const uint32_t *)p; }
-__device__ __forceinline__ uint32_t pack2(float lo, float hi) {
-    __half2 h = __floats2half2_rn(lo, hi);
-    return *(uint32_t *)&h;
-}
 
 template <int HD>
 __global__ void __launch_bounds__(ATTN_THREADS) attn_prompt(AttnArgs a) {
@@ -350,11 +367,14 @@ void k_attention(cudaStream_t s, int pdl, int layer, const AttnArgs *a) {
         case 128: LAUNCH_PDL(pdl, P_ATTN, layer, "attention_prompt", attn_prompt<128>, grid, ATTN_THREADS, 0, s, *a); return;
         }
     }
-    dim3 grid(a->nkv, a->T, a->splits);
-    const int cz = gpu_cc_major() >= 9 && a->T <= ATTN_CLUSTER_ROWS && a->splits > 1 ? a->splits : 0;
+    /* blocks per (query, kv head): the slices a query of max_seq keys would take (the cut
+     * itself follows L and a->splits alone, see attn_kv) */
+    const int zs = min(a->splits, (a->max_seq + ATTN_SLICE_KEYS - 1) / ATTN_SLICE_KEYS);
+    dim3 grid(a->nkv, a->T, zs);
+    const int cz = gpu_cc_major() >= 9 && a->T <= ATTN_CLUSTER_ROWS && zs > 1 ? zs : 0;
 #define ATTN_KV(HD)                                                                                               \
-    if (cz) LAUNCH_CLUSTER(pdl, cz, P_ATTN, layer, "attention", (attn_kv<HD, true>), grid, ATTN_THREADS, 0, s, *a); \
-    else LAUNCH_PDL(pdl, P_ATTN, layer, "attention", (attn_kv<HD, false>), grid, ATTN_THREADS, 0, s, *a);
+    if (cz) LAUNCH_CLUSTER(pdl, cz, P_ATTN, layer, "attention", (attn_kv<HD, true>), grid, KV_THREADS, 0, s, *a); \
+    else LAUNCH_PDL(pdl, P_ATTN, layer, "attention", (attn_kv<HD, false>), grid, KV_THREADS, 0, s, *a);
     switch (a->hd) {
     case 16: ATTN_KV(16); break;
     case 32: ATTN_KV(32); break;

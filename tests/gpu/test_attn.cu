@@ -11,24 +11,31 @@
  * written (the output starts as NaN), and a decode's first rows run alone are bit for bit the
  * same as among the others (on sm_90 up to ATTN_CLUSTER_ROWS rows merge slices in a cluster,
  * more through global memory).
- *   build/tests/gpu/test_attn */
+ *   build/tests/gpu/test_attn
+ *   build/tests/gpu/test_attn --bench   a decode step's attention (TinyLlama's heads) at batch
+ *                                       1 and 32, 22 layers' caches back to back as a step
+ *                                       reads them: us per layer, at 264 and 1088 keys (the
+ *                                       ends of make bench's and day09's runs) */
 #include <math.h>
 #include <string.h>
 #include <vector>
 #include "check.h"
 #include "kernel_data.cuh"
 #include "kernels.cuh"
+#include "stats.h"
 
-/* T queries at (rows[t], pos[t]); prompt = they are all of rows[0] */
-struct Case { const char *name; int nh, nkv, hd, T, prompt, c0, row; };
+/* T queries at (rows[t], pos[t]); prompt = they are all of rows[0]; a decode's queries have
+ * 1..keys keys (keys = 0: 400) */
+struct Case { const char *name; int nh, nkv, hd, T, prompt, c0, row, keys; };
 
 static void check_case(const Case &c, uint64_t seed) {
-    const int rows = c.prompt ? c.row + 1 : c.T, max_seq = 512, G = c.nh / c.nkv, qd = c.nh * c.hd;
+    const int rows = c.prompt ? c.row + 1 : c.T, keys = c.keys ? c.keys : 400, max_seq = keys > 512 ? keys : 512;
+    const int G = c.nh / c.nkv, qd = c.nh * c.hd;
     const int q_stride = qd + 2 * c.nkv * c.hd;   /* q inside the qkv rows, as the prefill keeps it */
     std::vector<int> row(c.T), pos(c.T);
     for (int t = 0; t < c.T; t++) {
         row[t] = c.prompt ? c.row : t;
-        pos[t] = c.prompt ? c.c0 + t : (int)(synth_mix(seed + t) % 400);   /* decode: 1..400 keys */
+        pos[t] = c.prompt ? c.c0 + t : (int)(synth_mix(seed + t) % keys);  /* decode: 1..keys keys */
     }
     const size_t cache = (size_t)rows * c.nkv * max_seq * c.hd;
     std::vector<half> q = random_half((size_t)c.T * q_stride, seed, 2.f), kc = random_half(cache, seed + 1, 2.f),
@@ -86,12 +93,66 @@ static void check_case(const Case &c, uint64_t seed) {
         CUDA_CHECK(cudaFree(d));
 }
 
-int main(void) {
+/* ---- --bench: 22 layers' decode attention back to back, launched as the model launches it ---- */
+static void bench(void) {
+    const int nh = 32, nkv = 4, hd = 64, max_seq = 2048, layers = 22, reps = 10 * layers;
+    const int pdl = gpu_cc_major() >= 9, q_stride = (nh + 2 * nkv) * hd;
+    const size_t layer = (size_t)32 * nkv * max_seq * hd;
+    half *q, *kc, *vc, *out;
+    float *part;
+    int *counter, *pos;
+    CUDA_CHECK(cudaMalloc(&q, sizeof(half) * 32 * q_stride));
+    CUDA_CHECK(cudaMemset(q, 0x11, sizeof(half) * 32 * q_stride));   /* small finite fp16 values */
+    CUDA_CHECK(cudaMalloc(&kc, sizeof(half) * layer * layers));
+    CUDA_CHECK(cudaMemset(kc, 0x22, sizeof(half) * layer * layers));
+    CUDA_CHECK(cudaMalloc(&vc, sizeof(half) * layer * layers));
+    CUDA_CHECK(cudaMemset(vc, 0x33, sizeof(half) * layer * layers));
+    CUDA_CHECK(cudaMalloc(&out, sizeof(half) * 32 * nh * hd));
+    CUDA_CHECK(cudaMalloc(&part, sizeof(float) * 32 * nkv * attn_part_floats(ATTN_MAX_SPLITS, nh / nkv, hd)));
+    CUDA_CHECK(cudaMalloc(&counter, sizeof(int) * 32 * nkv));
+    CUDA_CHECK(cudaMemset(counter, 0, sizeof(int) * 32 * nkv));
+    CUDA_CHECK(cudaMalloc(&pos, sizeof(int) * 32));
+    cudaEvent_t e0, e1;
+    CUDA_CHECK(cudaEventCreate(&e0));
+    CUDA_CHECK(cudaEventCreate(&e1));
+    for (int L : {264, 1088})
+        for (int T = 1; T <= 32; T += 31) {
+            std::vector<int> p(32, L - 1);
+            CUDA_CHECK(cudaMemcpy(pos, p.data(), sizeof(int) * 32, cudaMemcpyHostToDevice));
+            AttnArgs a = {q, q_stride, NULL, pos, kc, vc, out, nh * hd, T, nh, nkv, hd, max_seq, ATTN_MAX_SPLITS,
+                          part, counter, 0};
+            double us[5];
+            for (int r = -1; r < 5; r++) {                           /* r = -1: warm-up */
+                CUDA_CHECK(cudaEventRecord(e0));
+                for (int i = 0; i < reps; i++) {
+                    a.kc = kc + (i % layers) * layer, a.vc = vc + (i % layers) * layer;
+                    k_attention(0, pdl, -1, &a);
+                }
+                CUDA_CHECK(cudaEventRecord(e1));
+                CUDA_CHECK(cudaEventSynchronize(e1));
+                float ms;
+                CUDA_CHECK(cudaEventElapsedTime(&ms, e0, e1));
+                if (r >= 0) us[r] = 1e3 * ms / reps;
+            }
+            Stats s = stats_of(us, 5);
+            printf("attn_bench T=%d keys=%d us=%.2f range_us=%.2f-%.2f\n", T, L, s.median, s.min, s.max);
+        }
+    for (void *d : {(void *)q, (void *)kc, (void *)vc, (void *)out, (void *)part, (void *)counter, (void *)pos})
+        CUDA_CHECK(cudaFree(d));
+}
+
+int main(int argc, char **argv) {
+    if (argc > 1 && !strcmp(argv[1], "--bench")) {
+        bench();
+        return 0;
+    }
     const Case cases[] = {
         {"decode, TinyLlama heads", 32, 4, 64, 5, 0, 0, 0},
         {"decode, TinyLlama heads, 32 rows", 32, 4, 64, 32, 0, 0, 0},
-        {"decode, the fixture's heads", 4, 2, 16, 7, 0, 0, 0},
-        {"decode, 3 q heads a kv head, hd 128", 6, 2, 128, 3, 0, 0, 0},
+        {"decode, up to 2000 keys (several slices)", 32, 4, 64, 6, 0, 0, 0, 2000},
+        {"decode, 32 rows, up to 2000 keys", 32, 4, 64, 32, 0, 0, 0, 2000},
+        {"decode, the fixture's heads", 4, 2, 16, 7, 0, 0, 0, 1500},
+        {"decode, 3 q heads a kv head, hd 128", 6, 2, 128, 3, 0, 0, 0, 1200},
         {"prompt, TinyLlama heads, 200 tokens", 32, 4, 64, 200, 1, 0, 0},
         {"prompt, one token", 32, 4, 64, 1, 1, 0, 0},
         {"prompt chunk from position 77, row 2", 32, 4, 64, 50, 1, 77, 2},
