@@ -92,11 +92,11 @@ __device__ __forceinline__ uint32_t pack_h2(half lo, half hi) {
 }
 
 /* one slice of one (query, kv head): keys [sp * chunk, min(L, (sp + 1) * chunk)) for the G
- * q heads of kv head kvh, on tensor cores. Warp w takes the slice's 16-key groups w, w + 8, ...:
- * S = Q K^T with the G heads as the mma's rows (rows G..15 are zero), the online softmax of
- * each head, then O += P V (P rounded to fp16, l summed from the fp32 p). Both products read
- * their operands straight from the cache, because a sum does not care about the order of its
- * terms:
+ * q heads of kv head kvh, on tensor cores. Warp w takes the slice's 16-key groups w, w + 8,
+ * ...: S = Q K^T with the G heads as the mma's rows (rows G..15 are zero), the online softmax
+ * of each head, then O += P V (P as fp16 hi + lo parts, l summed from the fp32 p). Both
+ * products read their operands straight from the cache, because a sum does not care about
+ * the order of its terms:
  *   - in S, lane t of a quad holds d 4t..4t+3 of each 16-wide step, of q and k alike (one
  *     8-byte load each: the fragment's k 2t, 2t+1, 2t+8, 2t+9);
  *   - in P V, output column n of n-tile j is d = n HD/8 + j, so lane g's B fragments of all
@@ -123,9 +123,9 @@ __device__ __forceinline__ void attend_slice(const AttnArgs &a, int t, int kvh, 
 #pragma unroll
         for (int n = 0; n < 2; n++) {
             const int j = kb + 8 * n + g;
+            const half *kp = a.kc + base + (long long)j * HD + 4 * q4;
 #pragma unroll
-            for (int s = 0; s < KS; s++)
-                kf[n][s] = j < j1 ? __ldg((const uint2 *)(a.kc + base + (long long)j * HD + 16 * s + 4 * q4)) : make_uint2(0u, 0u);
+            for (int s = 0; s < KS; s++) kf[n][s] = j < j1 ? __ldg((const uint2 *)(kp + 16 * s)) : make_uint2(0u, 0u);
         }
 #pragma unroll
         for (int i = 0; i < 4; i++) {
@@ -162,11 +162,18 @@ __device__ __forceinline__ void attend_slice(const AttnArgs &a, int t, int kvh, 
         for (int n = 0; n < 2; n++)
 #pragma unroll
             for (int e = 0; e < 2; e++) sc[n][e] = rescale(sc[n][e], m), l += sc[n][e];
-        const uint32_t p0 = pack2(sc[0][0], sc[0][1]), p2 = pack2(sc[1][0], sc[1][1]);
+        /* P as two fp16 parts, p = hi + lo (about 22 bits): P in fp16 alone flipped a greedy
+         * token of transformers' TinyLlama-shaped model (tests/gpu/PERF_LOG.md, v15) */
+        const uint32_t hi0 = pack2(sc[0][0], sc[0][1]), hi2 = pack2(sc[1][0], sc[1][1]);
+        const __half2 h0 = *(const __half2 *)&hi0, h2 = *(const __half2 *)&hi2;
+        const uint32_t lo0 = pack2(sc[0][0] - __low2float(h0), sc[0][1] - __high2float(h0));
+        const uint32_t lo2 = pack2(sc[1][0] - __low2float(h2), sc[1][1] - __high2float(h2));
 #pragma unroll
         for (int j = 0; j < NT; j++) {
+            const uint32_t v0 = pack_h2(vf[0][j], vf[1][j]), v1 = pack_h2(vf[2][j], vf[3][j]);
             o[j][0] *= c, o[j][1] *= c;
-            mma16816(o[j], p0, 0u, p2, 0u, pack_h2(vf[0][j], vf[1][j]), pack_h2(vf[2][j], vf[3][j]));
+            mma16816(o[j], hi0, 0u, hi2, 0u, v0, v1);
+            mma16816(o[j], lo0, 0u, lo2, 0u, v0, v1);
         }
     }
     l += __shfl_xor_sync(0xffffffffu, l, 1);
