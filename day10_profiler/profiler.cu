@@ -28,9 +28,9 @@
  *   kernels_per_step      468 for 446 ops (cuBLAS's split-K adds a reduction kernel to each
  *                         down_proj); the lesson's HF eager has 300-400; fused mode 113
  *   gemms_per_step        155 and gemms_check=ok (fused: 22 x 4 + 1 = 89)
- *   top 3                 H200: cuBLAS's GEMV for q/o/gate/up ~36%, the k/v GEMV ~14%, the
- *                         attention kernel ~13%; the weights are cheap at 4.8 TB/s, so the
- *                         fixed 1-3 us of each small kernel weighs more. T4: the GEMVs 70-85%
+ *   top 3                 H200: cuBLAS's GEMV for q/o/gate/up ~37-39%, the k/v GEMV ~15%, the
+ *                         split-K down_proj GEMV ~12%; the weights are cheap at 4.8 TB/s, so
+ *                         the fixed 1-3 us of each small kernel weighs more. T4: the GEMVs 70-85%
  *   gemm_ms_per_step      H200 1.1 ms against a 0.46 ms floor (gemm_bw_eff ~40%: GEMVs this
  *                         small cannot fill an H200); T4 7.5-10 ms against 6.9 ms (70-90%)
  *   profiler_overhead_pct 10-30%: the tracer makes every launch slower (mistake #11)
