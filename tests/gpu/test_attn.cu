@@ -1,8 +1,8 @@
 /* test_attn: attention over the KV cache (kernels_attn.cu) against a CPU reference: the
  * softmax of q k^T / sqrt(head_dim) over positions 0..pos, times v, summed in double from the
  * same fp16 inputs. Both kernels:
- *   - decode: one query per row (row = t), its keys cut into slices and merged by the last
- *     block, as a decode step launches it;
+ *   - decode: one query per row (row = t), its keys cut into slices (contexts of up to 2000
+ *     keys: several) and merged, as a decode step launches it;
  *   - prompt (one_row): the queries of one row's prompt chunk, a tile of queries per block
  *     sharing each key load; also a chunk that starts mid-prompt (positions c0.., the keys
  *     before c0 already cached) and a row other than 0 of the cache.
@@ -22,7 +22,6 @@
 #include "check.h"
 #include "kernel_data.cuh"
 #include "kernels.cuh"
-#include "stats.h"
 
 /* T queries at (rows[t], pos[t]); prompt = they are all of rows[0]; a decode's queries have
  * 1..keys keys (keys = 0: 400) */
@@ -112,29 +111,16 @@ static void bench(void) {
     CUDA_CHECK(cudaMalloc(&counter, sizeof(int) * 32 * nkv));
     CUDA_CHECK(cudaMemset(counter, 0, sizeof(int) * 32 * nkv));
     CUDA_CHECK(cudaMalloc(&pos, sizeof(int) * 32));
-    cudaEvent_t e0, e1;
-    CUDA_CHECK(cudaEventCreate(&e0));
-    CUDA_CHECK(cudaEventCreate(&e1));
     for (int L : {264, 1088})
         for (int T = 1; T <= 32; T += 31) {
             std::vector<int> p(32, L - 1);
             CUDA_CHECK(cudaMemcpy(pos, p.data(), sizeof(int) * 32, cudaMemcpyHostToDevice));
             AttnArgs a = {q, q_stride, NULL, pos, kc, vc, out, nh * hd, T, nh, nkv, hd, max_seq, ATTN_MAX_SPLITS,
                           part, counter, 0};
-            double us[5];
-            for (int r = -1; r < 5; r++) {                           /* r = -1: warm-up */
-                CUDA_CHECK(cudaEventRecord(e0));
-                for (int i = 0; i < reps; i++) {
-                    a.kc = kc + (i % layers) * layer, a.vc = vc + (i % layers) * layer;
-                    k_attention(0, pdl, -1, &a);
-                }
-                CUDA_CHECK(cudaEventRecord(e1));
-                CUDA_CHECK(cudaEventSynchronize(e1));
-                float ms;
-                CUDA_CHECK(cudaEventElapsedTime(&ms, e0, e1));
-                if (r >= 0) us[r] = 1e3 * ms / reps;
-            }
-            Stats s = stats_of(us, 5);
+            const Stats s = time_launches_us(reps, [&](int i) {
+                a.kc = kc + (i % layers) * layer, a.vc = vc + (i % layers) * layer;
+                k_attention(0, pdl, -1, &a);
+            });
             printf("attn_bench T=%d keys=%d us=%.2f range_us=%.2f-%.2f\n", T, L, s.median, s.min, s.max);
         }
     for (void *d : {(void *)q, (void *)kc, (void *)vc, (void *)out, (void *)part, (void *)counter, (void *)pos})

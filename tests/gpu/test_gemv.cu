@@ -139,9 +139,6 @@ static void bench(void) {
     CUDA_CHECK(cudaMemset(y, 0, 32 * 32000 * sizeof(half)));
     CUDA_CHECK(cudaMalloc(&nw, 5632 * sizeof(half)));
     CUDA_CHECK(cudaMemset(nw, 0x33, 5632 * sizeof(half)));
-    cudaEvent_t e0, e1;
-    CUDA_CHECK(cudaEventCreate(&e0));
-    CUDA_CHECK(cudaEventCreate(&e1));
     for (int stream = 0; stream <= (f.cc_major >= 9); stream++) {
         for (int B = 1; B <= 32; B += 31)
             for (const Op &op : ops) {
@@ -151,20 +148,10 @@ static void bench(void) {
                 a.N = op.N, a.K = op.K, a.x = x, a.x_stride = op.K, a.B = B, a.eps = 1e-5f, a.y = y;
                 a.y_stride = op.epi == EPI_SILU_MUL ? op.N / 2 : op.N;
                 a.norm_w = op.norm && B <= GEMV_NORM_ROWS ? nw : NULL, a.stream = stream;
-                double us[5];
-                for (int r = -1; r < 5; r++) {               /* r = -1: warm-up */
-                    CUDA_CHECK(cudaEventRecord(e0));
-                    for (int i = 0; i < reps; i++) {
-                        a.w = pool + (size_t)(i % copies) * op.N * op.K;
-                        k_gemv(0, pdl, P_LM_HEAD, -1, op.epi, &a);
-                    }
-                    CUDA_CHECK(cudaEventRecord(e1));
-                    CUDA_CHECK(cudaEventSynchronize(e1));
-                    float ms;
-                    CUDA_CHECK(cudaEventElapsedTime(&ms, e0, e1));
-                    if (r >= 0) us[r] = 1e3 * ms / reps;
-                }
-                Stats s = stats_of(us, 5);
+                const Stats s = time_launches_us(reps, [&](int i) {
+                    a.w = pool + (size_t)(i % copies) * op.N * op.K;
+                    k_gemv(0, pdl, P_LM_HEAD, -1, op.epi, &a);
+                });
                 printf("gemv_bench path=%s op=%s B=%d us=%.2f range_us=%.2f-%.2f gbs=%.0f norm=%d\n",
                        stream ? "stream" : "auto", op.name, B, s.median, s.min, s.max,
                        bytes / (s.median * 1e3), a.norm_w != NULL);
