@@ -5,8 +5,8 @@
  * (grouped-query attention), over one slice of the keys: a query of L keys is cut into
  * ceil(L / chunk) slices of chunk = max(ATTN_SLICE_KEYS, ceil(L / splits)) keys, so the cut
  * depends on L alone (a row's result is the same in any batch) and a short context is not
- * cut finer than a merge is worth. With more than one slice one block merges them
- * (flash-decoding: see attn_kv for which), so a batch-1 step still spreads over several SMs.
+ * cut finer than a merge is worth. A long context's slices (more than ATTN_SLICE_KEYS keys)
+ * run on several SMs, and one block merges them (flash-decoding: see attn_kv for which).
  * Within a slice each warp takes 16 keys at a time on tensor cores (attend_slice). */
 #include <cooperative_groups.h>
 #include "kernels.cuh"
@@ -27,7 +27,6 @@ enum { KV_THREADS = KV_WARPS * 32 };
                                        of a block's 8 warps (16 keys each) do (tests/gpu/PERF_LOG.md, v15) */
 #endif
 
-__device__ __forceinline__ uint32_t ld32(const half *p) { return *(const uint32_t *)p; }
 __device__ __forceinline__ uint32_t pack2(float lo, float hi) {
     __half2 h = __floats2half2_rn(lo, hi);
     return *(uint32_t *)&h;
@@ -251,6 +250,7 @@ __global__ void __launch_bounds__(KV_THREADS) attn_kv(AttnArgs a) {
  * an online softmax in between as in FlashAttention-2 (P rounded to fp16 for the second
  * product, l summed from the fp32 p). */
 enum { PT_KEYS = 64 };
+__device__ __forceinline__ uint32_t ld32(const half *p) { return *(const uint32_t *)p; }
 
 template <int HD>
 __global__ void __launch_bounds__(ATTN_THREADS) attn_prompt(AttnArgs a) {
