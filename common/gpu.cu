@@ -39,6 +39,16 @@ int gpu_cc_major(void) {
     return cc;
 }
 
+int gpu_sm_count(void) {
+    static int n = 0;
+    if (!n) {
+        int dev;
+        CUDA_CHECK(cudaGetDevice(&dev));
+        n = attr(cudaDevAttrMultiProcessorCount, dev);
+    }
+    return n;
+}
+
 void gpu_facts(GpuFacts *g) {
     int n = 0, dev = 0, drv = 0;
     cudaError_t e = cudaGetDeviceCount(&n);

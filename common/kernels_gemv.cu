@@ -65,10 +65,36 @@ __device__ __forceinline__ int tile_row(const GemvArgs &a, int tile, int h, int 
 }
 
 /* the epilogue of one tile: lane (g, t) holds rows r0 (c0, c1) and r1 (c2, c3) for x rows
- * 2t and 2t + 1 of each 8-row group */
+ * 2t and 2t + 1 of each 8-row group. What it reads (the residual; a row's position, then its
+ * cos and sin) is read for every row before anything is written: the compiler may not move a
+ * load above a store through a pointer that could alias, so reading row by row would cost a
+ * round trip per row, 16 of them a tile at batch 32. */
 template <int NT, int EPI>
 __device__ __forceinline__ void gemv_epilogue(const GemvArgs &a, const float (&c)[NT][4], int r0, int r1, bool ok0,
                                               bool ok1, int t) {
+    const int hh = a.hd / 2, head = EPI == EPI_QKV_ROPE ? r0 / a.hd : 0, i = EPI == EPI_QKV_ROPE ? r0 % a.hd : 0;
+    float in0[NT][2] = {}, in1[NT][2] = {};   /* residual: rows r0, r1; rope: cos, sin */
+    int pos[NT][2] = {};
+    if (EPI == EPI_QKV_ROPE)
+#pragma unroll
+        for (int nt = 0; nt < NT; nt++)
+#pragma unroll
+            for (int j = 0; j < 2; j++)
+                if (nt * 8 + 2 * t + j < a.B) pos[nt][j] = a.pos[nt * 8 + 2 * t + j];
+#pragma unroll
+    for (int nt = 0; nt < NT; nt++)
+#pragma unroll
+        for (int j = 0; j < 2; j++) {
+            const int b = nt * 8 + 2 * t + j;
+            if (b >= a.B) continue;
+            const half *y = a.y + (long long)b * a.y_stride;
+            if (EPI == EPI_RESIDUAL) {
+                if (ok0) in0[nt][j] = f32(y[r0]);
+                if (ok1) in1[nt][j] = f32(y[r1]);
+            } else if (EPI == EPI_QKV_ROPE && head < a.nh + a.nkv) {
+                in0[nt][j] = f32(a.cos_t[pos[nt][j] * hh + i]), in1[nt][j] = f32(a.sin_t[pos[nt][j] * hh + i]);
+            }
+        }
 #pragma unroll
     for (int nt = 0; nt < NT; nt++)
 #pragma unroll
@@ -81,19 +107,18 @@ __device__ __forceinline__ void gemv_epilogue(const GemvArgs &a, const float (&c
                 if (ok0) y[r0] = y0;
                 if (ok1) y[r1] = y1;
             } else if (EPI == EPI_RESIDUAL) {
-                if (ok0) y[r0] = f16(f32(y[r0]) + f32(y0));
-                if (ok1) y[r1] = f16(f32(y[r1]) + f32(y1));
+                if (ok0) y[r0] = f16(in0[nt][j] + f32(y0));
+                if (ok1) y[r1] = f16(in1[nt][j] + f32(y1));
             } else if (EPI == EPI_SILU_MUL) {
                 y[r0] = f16(f32(f16(silu_f(f32(y0)))) * f32(y1));
             } else {                                          /* EPI_QKV_ROPE */
-                const int hh = a.hd / 2, head = r0 / a.hd, i = r0 % a.hd, pos = a.pos[b];
-                if (head < a.nh + a.nkv) rope_pair(y0, y1, a.cos_t[pos * hh + i], a.sin_t[pos * hh + i]);
+                if (head < a.nh + a.nkv) rope_pair(y0, y1, f16(in0[nt][j]), f16(in1[nt][j]));
                 half *d;
                 if (head < a.nh) d = y + head * a.hd;
                 else {
                     const bool is_k = head < a.nh + a.nkv;
                     const int kvh = head - a.nh - (is_k ? 0 : a.nkv);
-                    d = (is_k ? a.kc : a.vc) + (((long long)b * a.nkv + kvh) * a.max_seq + pos) * a.hd;
+                    d = (is_k ? a.kc : a.vc) + (((long long)b * a.nkv + kvh) * a.max_seq + pos[nt][j]) * a.hd;
                 }
                 d[i] = y0, d[i + hh] = y1;
             }
@@ -269,20 +294,20 @@ __device__ __forceinline__ void mbar_wait(uint64_t *b, int parity) {
                  ::"r"(smem_addr(b)), "r"(parity) : "memory");
 }
 
-template <int EPI>
+template <int EPI, int RING>
 __device__ __forceinline__ void gemv_bulk_tiles(const GemvArgs &a) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     extern __shared__ __align__(128) unsigned char dyn_smem[];
     half *ring = (half *)dyn_smem;
-    uint64_t *full = (uint64_t *)(ring + GEMV_STAGES * BULK_STAGE), *empty = full + GEMV_STAGES;
-    half *xs = (half *)(empty + GEMV_STAGES);   /* x [B][K], normalised */
+    uint64_t *full = (uint64_t *)(ring + RING * BULK_STAGE), *empty = full + RING;
+    half *xs = (half *)(empty + RING);  /* x [B][K], normalised */
     __shared__ float red[GEMV_WARPS][4][32];
     __shared__ float rs[GEMV_NORM_ROWS];
     const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
     const int ntiles = (a.N + 15) / 16, nks = (a.K + BULK_K - 1) / BULK_K;
     const int stages = ((ntiles - 1 - (int)blockIdx.x) / (int)gridDim.x + 1) * nks;   /* the grid is <= ntiles */
     if (threadIdx.x == 0) {
-        for (int s = 0; s < GEMV_STAGES; s++) mbar_init(&full[s], 1), mbar_init(&empty[s], GEMV_WARPS);
+        for (int s = 0; s < RING; s++) mbar_init(&full[s], 1), mbar_init(&empty[s], GEMV_WARPS);
         asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
     }
     __syncthreads();
@@ -292,11 +317,11 @@ __device__ __forceinline__ void gemv_bulk_tiles(const GemvArgs &a) {
     /* stage i of this block, by the whole loading warp: columns (i % nks) * BULK_K of its
      * (i / nks)-th tile, lane r < 16 copying row r (rows past N are not copied) */
     auto load_stage = [&](int i) {
-        const int slot = i % GEMV_STAGES, k0 = i % nks * BULK_K;
+        const int slot = i % RING, k0 = i % nks * BULK_K;
         const int n = lane < 16 ? tile_row<EPI>(a, blockIdx.x + i / nks * gridDim.x, lane >> 3, lane & 7) : a.N;
         const uint32_t bytes = min(BULK_K, a.K - k0) * (uint32_t)sizeof(half);
         const int rows = __popc(__ballot_sync(0xffffffffu, n < a.N));
-        if (i >= GEMV_STAGES) mbar_wait(&empty[slot], (i / GEMV_STAGES + 1) & 1);
+        if (i >= RING) mbar_wait(&empty[slot], (i / RING + 1) & 1);
         if (lane == 0)
             asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_addr(&full[slot])),
                          "r"(rows * bytes) : "memory");
@@ -308,11 +333,11 @@ __device__ __forceinline__ void gemv_bulk_tiles(const GemvArgs &a) {
                          "r"(bytes), "r"(smem_addr(&full[slot])), "l"(policy) : "memory");
     };
     if (warp == GEMV_WARPS)             /* weights do not depend on the kernel before */
-        for (int i = 0; i < min(stages, GEMV_STAGES); i++) load_stage(i);
+        for (int i = 0; i < min(stages, RING); i++) load_stage(i);
     pdl_wait();
     if (a.norm_w) norm_scales(a, rs);
     if (warp == GEMV_WARPS) {
-        for (int i = GEMV_STAGES; i < stages; i++) load_stage(i);
+        for (int i = RING; i < stages; i++) load_stage(i);
         return;
     }
     for (int i = threadIdx.x * 8; i < a.B * a.K; i += GEMV_THREADS * 8) {   /* x into shared memory, normalised */
@@ -329,9 +354,9 @@ __device__ __forceinline__ void gemv_bulk_tiles(const GemvArgs &a) {
         const int r0 = tile_row<EPI>(a, tile, 0, g), r1 = tile_row<EPI>(a, tile, 1, g);
         float c[1][4] = {};
         for (int ks = 0; ks < nks; ks++, i++) {
-            const int slot = i % GEMV_STAGES;
+            const int slot = i % RING;
             const half *st = ring + slot * BULK_STAGE + 8 * t;
-            mbar_wait(&full[slot], i / GEMV_STAGES & 1);
+            mbar_wait(&full[slot], i / RING & 1);
 #pragma unroll
             for (int j = 0; j < BULK_K / CHUNK / GEMV_WARPS; j++) {
                 const int ch = warp + j * GEMV_WARPS, k = ks * BULK_K + ch * CHUNK + 8 * t;
@@ -351,19 +376,21 @@ __device__ __forceinline__ void gemv_bulk_tiles(const GemvArgs &a) {
 #endif
 }
 
-/* one kernel name per job, so a profile says what ran; BULK picks the sm_90 kernel */
-#define GEMV_BOUNDS __launch_bounds__(BULK ? (int)BULK_THREADS : (int)GEMV_THREADS, BULK ? 1 : GEMV_MIN_BLOCKS)
-#define GEMV_BODY(EPI) { if (BULK) gemv_bulk_tiles<EPI>(a); else gemv_tiles<NT, EPI>(a); }
-template <int NT, bool BULK> __global__ void GEMV_BOUNDS gemv_qkv_rope_append(GemvArgs a) GEMV_BODY(EPI_QKV_ROPE)
-template <int NT, bool BULK> __global__ void GEMV_BOUNDS gemv_residual(GemvArgs a) GEMV_BODY(EPI_RESIDUAL)
-template <int NT, bool BULK> __global__ void GEMV_BOUNDS gemv_gate_up_silu(GemvArgs a) GEMV_BODY(EPI_SILU_MUL)
-template <int NT, bool BULK> __global__ void GEMV_BOUNDS gemv_lm_head(GemvArgs a) GEMV_BODY(EPI_STORE)
+/* one kernel name per job, so a profile says what ran; RING > 0 picks the sm_90 kernel with
+ * a ring of that many stages */
+#define GEMV_BOUNDS __launch_bounds__(RING ? (int)BULK_THREADS : (int)GEMV_THREADS, RING ? 1 : GEMV_MIN_BLOCKS)
+#define GEMV_BODY(EPI) { if constexpr (RING > 0) gemv_bulk_tiles<EPI, RING>(a); else gemv_tiles<NT, EPI>(a); }
+template <int NT, int RING> __global__ void GEMV_BOUNDS gemv_qkv_rope_append(GemvArgs a) GEMV_BODY(EPI_QKV_ROPE)
+template <int NT, int RING> __global__ void GEMV_BOUNDS gemv_residual(GemvArgs a) GEMV_BODY(EPI_RESIDUAL)
+template <int NT, int RING> __global__ void GEMV_BOUNDS gemv_gate_up_silu(GemvArgs a) GEMV_BODY(EPI_SILU_MUL)
+template <int NT, int RING> __global__ void GEMV_BOUNDS gemv_lm_head(GemvArgs a) GEMV_BODY(EPI_STORE)
 #undef GEMV_BODY
 #undef GEMV_BOUNDS
 
 /* knobs for experiments (tests/gpu/PERF_LOG.md): the streaming kernel's grid is at most
  * GEMV_GRID_WAVES x the blocks that stay resident; GEMV_TILE8 0 keeps it at 16-row tiles;
- * GEMV_BULK 0 keeps sm_90 on the streaming kernel too */
+ * GEMV_BULK 0 keeps sm_90 on the streaming kernel too; GEMV_SHORT_RING 0 gives every bulk launch
+ * the full ring (see launch_nt) */
 #ifndef GEMV_GRID_WAVES
 #define GEMV_GRID_WAVES 1
 #endif
@@ -373,58 +400,71 @@ template <int NT, bool BULK> __global__ void GEMV_BOUNDS gemv_lm_head(GemvArgs a
 #ifndef GEMV_BULK
 #define GEMV_BULK 1
 #endif
-
-/* the ring and its barriers; x follows them */
-enum { BULK_RING = GEMV_STAGES * (BULK_STAGE * (int)sizeof(half) + 2 * (int)sizeof(uint64_t)),
-       BULK_SMEM_MAX = BULK_RING + BULK_X_BYTES };
+#ifndef GEMV_SHORT_RING
+#define GEMV_SHORT_RING 1
+#endif
 
 /* One launch of one kernel. The streaming kernel's grid is what stays resident (the blocks
  * walk the tiles); a matrix whose 8-row tiles all fit in it (o_proj and down_proj: 256 tiles
  * of 8 on an H200's 264 blocks) is cut that way when its epilogue allows (store, residual), so
- * that twice the warps stream it. The bulk kernel takes one block per SM and 16-row tiles: its
- * loads in flight do not depend on its warps. A row's arithmetic is the same either way. */
-template <int NT, int EPI, bool BULK>
+ * that twice the warps stream it. The bulk kernel takes 16-row tiles: with a full ring
+ * (GEMV_STAGES) one block per SM walks them; with a short one every tile has its own block
+ * (see launch_nt). A row's arithmetic is the same either way. */
+template <int NT, int EPI, int RING>
 static void gemv_launch(cudaStream_t s, int pdl, Part part, int layer, GemvArgs a) {
-    void (*kernel)(GemvArgs) = EPI == EPI_QKV_ROPE ? gemv_qkv_rope_append<NT, BULK>
-                               : EPI == EPI_RESIDUAL ? gemv_residual<NT, BULK>
-                               : EPI == EPI_SILU_MUL ? gemv_gate_up_silu<NT, BULK>
-                                                     : gemv_lm_head<NT, BULK>;
+    void (*kernel)(GemvArgs) = EPI == EPI_QKV_ROPE ? gemv_qkv_rope_append<NT, RING>
+                               : EPI == EPI_RESIDUAL ? gemv_residual<NT, RING>
+                               : EPI == EPI_SILU_MUL ? gemv_gate_up_silu<NT, RING>
+                                                     : gemv_lm_head<NT, RING>;
     const char *name = EPI == EPI_QKV_ROPE ? "gemv_qkv_rope_append"
                        : EPI == EPI_RESIDUAL ? "gemv_residual"
                        : EPI == EPI_SILU_MUL ? "gemv_gate_up_silu" : "gemv_lm_head";
-    const int threads = BULK ? (int)BULK_THREADS : (int)GEMV_THREADS;
+    const int threads = RING ? (int)BULK_THREADS : (int)GEMV_THREADS;
+    const int ring = RING * (BULK_STAGE * (int)sizeof(half) + 2 * (int)sizeof(uint64_t));   /* and its barriers */
+    const int smem = RING ? ring + a.B * a.K * (int)sizeof(half) : 0, smem_max = RING ? ring + BULK_X_BYTES : 0;
     static int resident = 0;            /* this kernel's blocks that fit on the GPU at once */
     if (!resident) {
         int dev, sms, per_sm;
         CUDA_CHECK(cudaGetDevice(&dev));
         CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-        if (BULK) CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, BULK_SMEM_MAX));
-        CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, BULK ? BULK_SMEM_MAX : 0));
-        if (per_sm < 1) die("gemv: %s does not fit on an SM (%d bytes of shared memory)", name, BULK ? BULK_SMEM_MAX : 0);
-        resident = BULK ? sms : sms * per_sm;
+        if (RING) CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_max));
+        CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem_max));
+        if (per_sm < 1) die("gemv: %s does not fit on an SM (%d bytes of shared memory)", name, smem_max);
+        resident = RING == GEMV_STAGES ? sms : sms * per_sm;
     }
     const int tiles8 = (a.N + 7) / 8, tiles16 = (a.N + 15) / 16;
-    a.tile8 = !BULK && GEMV_TILE8 && (EPI == EPI_STORE || EPI == EPI_RESIDUAL) && tiles8 <= resident;
-    const int tiles = a.tile8 ? tiles8 : tiles16, cap = BULK ? resident : GEMV_GRID_WAVES * resident;
-    const int smem = BULK ? BULK_RING + a.B * a.K * (int)sizeof(half) : 0;
+    a.tile8 = !RING && GEMV_TILE8 && (EPI == EPI_STORE || EPI == EPI_RESIDUAL) && tiles8 <= resident;
+    const int tiles = a.tile8 ? tiles8 : tiles16, cap = RING ? resident : GEMV_GRID_WAVES * resident;
+    if (RING && RING < GEMV_STAGES && tiles > resident) die("gemv: %s: %d tiles for %d blocks (a bug in launch_nt)", name, tiles, resident);
     LAUNCH_PDL(pdl, part, layer, name, kernel, tiles < cap ? tiles : cap, threads, smem, s, a);
 }
 
-template <int NT, bool BULK>
+template <int NT, int RING>
 static void launch_epi(cudaStream_t s, int pdl, Part part, int layer, int epi, const GemvArgs &a) {
     switch (epi) {
-    case EPI_QKV_ROPE: gemv_launch<NT, EPI_QKV_ROPE, BULK>(s, pdl, part, layer, a); break;
-    case EPI_RESIDUAL: gemv_launch<NT, EPI_RESIDUAL, BULK>(s, pdl, part, layer, a); break;
-    case EPI_SILU_MUL: gemv_launch<NT, EPI_SILU_MUL, BULK>(s, pdl, part, layer, a); break;
-    default: gemv_launch<NT, EPI_STORE, BULK>(s, pdl, part, layer, a); break;
+    case EPI_QKV_ROPE: gemv_launch<NT, EPI_QKV_ROPE, RING>(s, pdl, part, layer, a); break;
+    case EPI_RESIDUAL: gemv_launch<NT, EPI_RESIDUAL, RING>(s, pdl, part, layer, a); break;
+    case EPI_SILU_MUL: gemv_launch<NT, EPI_SILU_MUL, RING>(s, pdl, part, layer, a); break;
+    default: gemv_launch<NT, EPI_STORE, RING>(s, pdl, part, layer, a); break;
     }
 }
 
+/* The bulk kernel's ring: a matrix of at most SHORT_RING stages a tile, and at most two tiles
+ * an SM (o_proj and qkv), gets one block a tile and a ring of SHORT_RING stages, which holds
+ * the whole tile. Its 78 KB of shared memory leave room on the SM for the next GEMV's block
+ * (gate/up's 143 KB after o_proj), which under programmatic dependent launch starts its
+ * copies while this one runs: graph batch 1 0.933 -> 0.918-0.926 ms (tests/gpu/PERF_LOG.md,
+ * v16). (qkv would fit beside down_proj's 150 KB only if the SM kept all 228 KB for shared
+ * memory; asking for that cost the attention more than qkv gained.) */
+enum { SHORT_RING = 2 };
 template <int NT>
 static void launch_nt(cudaStream_t s, int pdl, Part part, int layer, int epi, const GemvArgs &a) {
     const bool bulk = GEMV_BULK && !a.stream && (long long)a.B * a.K * sizeof(half) <= BULK_X_BYTES && gpu_cc_major() >= 9;
-    if (NT == 1 && bulk) launch_epi<1, true>(s, pdl, part, layer, epi, a);
-    else launch_epi<NT, false>(s, pdl, part, layer, epi, a);
+    if (NT == 1 && bulk) {
+        const int nks = (a.K + BULK_K - 1) / BULK_K, tiles = (a.N + 15) / 16;
+        if (GEMV_SHORT_RING && nks <= SHORT_RING && tiles <= 2 * gpu_sm_count()) launch_epi<1, SHORT_RING>(s, pdl, part, layer, epi, a);
+        else launch_epi<1, GEMV_STAGES>(s, pdl, part, layer, epi, a);
+    } else launch_epi<NT, 0>(s, pdl, part, layer, epi, a);
 }
 
 void k_gemv(cudaStream_t s, int pdl, Part part, int layer, int epi, const GemvArgs *a) {

@@ -185,6 +185,7 @@ int main(int argc, char **argv) {
         {"one tile", EPI_STORE, 16, 8, 1, 0},
         {"the fixture's o_proj", EPI_RESIDUAL, 64, 64, 4, 0},
         {"vocab-wide", EPI_STORE, 32000, 2048, 2, 1},
+        {"down_proj + residual", EPI_RESIDUAL, 2048, 5632, 32, 0},
     };
     g_pdl = g_bulk = gpu_cc_major() >= 9;
     uint64_t seed = 1;
