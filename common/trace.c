@@ -228,6 +228,26 @@ static TNameTime *time_by_name(const Trace *t, const Span *s, int n, double gpu_
     return out;
 }
 
+static int by_end(const void *a, const void *b) {
+    const Span *x = a, *y = b;
+    return x->end < y->end ? -1 : x->end > y->end ? 1 : by_start(a, b);
+}
+
+/* TPartTime.path_ns: the busy time cut at every kernel's end, each piece to the kernel that
+ * ended there */
+static void path_by_part(const Trace *t, const Span *s, int n, TPartTime *parts) {
+    Span *v = xmalloc(sizeof(Span) * (size_t)(n + 1));
+    memcpy(v, s, sizeof(Span) * (size_t)n);
+    qsort(v, n, sizeof(Span), by_end);
+    uint64_t prev = 0;
+    for (int i = 0; i < n; i++) {
+        const uint64_t from = v[i].start > prev ? v[i].start : prev;
+        if (v[i].end > from) parts[trace_kernel_part(&t->k[v[i].i])].path_ns += (double)(v[i].end - from);
+        if (v[i].end > prev) prev = v[i].end;
+    }
+    free(v);
+}
+
 TraceWindow trace_window(const Trace *t, uint64_t t0, uint64_t t1, int steps) {
     TraceWindow w = {.steps = steps};
     double per_step = steps > 0 ? 1.0 / steps : NAN;
@@ -292,6 +312,7 @@ TraceWindow trace_window(const Trace *t, uint64_t t0, uint64_t t1, int steps) {
         p->total_ns += (double)(s[i].end - s[i].start);
     }
     for (int p = 0; p < P_COUNT; p++) w.parts[p].share = w.gpu_ns > 0 ? w.parts[p].total_ns / w.gpu_ns : 0;
+    path_by_part(t, s, n, w.parts);
     w.names = time_by_name(t, s, n, w.gpu_ns, &w.n_names);
 
     free(s);

@@ -62,7 +62,11 @@ uint64_t launch_tag_encode(int part, int layer, uint32_t seq);
 void launch_tag_decode(uint64_t tag, int *part, int *layer);
 
 typedef struct { const char *name; int part; int calls; double total_ns, avg_ns, sd_ns, share; } TNameTime;
-typedef struct { int calls; double total_ns, share; } TPartTime;
+/* path_ns: the part's share of what the window waits on. Kernels are taken in the order they
+ * end, each charged from the previous end (or its own start, if later) to its own end, so the
+ * parts' path_ns add up to busy_ns. Under programmatic dependent launch kernels overlap (the
+ * next one starts and waits), and their GPU times add up to more than the step. */
+typedef struct { int calls; double total_ns, share, path_ns; } TPartTime;
 
 /* Everything a day prints about a window [t0, t1] holding `steps` decode steps. */
 typedef struct {

@@ -33,6 +33,9 @@
  *                         the fixed 1-3 us of each small kernel weighs more. T4: the GEMVs 70-85%
  *   gemm_ms_per_step      H200 1.1 ms against a 0.46 ms floor (gemm_bw_eff ~40%: GEMVs this
  *                         small cannot fill an H200); T4 7.5-10 ms against 6.9 ms (70-90%)
+ *   gemm_path_ms_fused    the fused step's own GEMVs: H200 ~0.8 ms of its ~0.95 ms path (under
+ *                         programmatic dependent launch kernels overlap; the path counts what
+ *                         the step waits on, the GPU times count the waits too)
  *   profiler_overhead_pct 10-30%: the tracer makes every launch slower (mistake #11)
  * It proves acceptance question 4 (the top 3 kernels and their model parts), self-test 3
  * (155 linear calls per step: 465 over 3 steps) and self-test 5 (no flash-attention kernel
@@ -286,6 +289,30 @@ int main(int argc, char **argv) {
            "look at the busy ratio before the ranking, mistake #12)\n", 100 * w.busy_ratio);
     printf("launch_api_us=%.2f median per launch call: CPU time, not GPU time. GPU time is only in the kernel "
            "rows (mistake #10)\n", w.launch_api_ns.median / 1e3);
+
+    /* ---- 4b. The fused step's linear layers: what the step waits on ------------------- */
+    /* The fused step (the one graph mode replays) runs its own GEMVs. On sm_90 each kernel
+     * starts before the one before it ends and waits (programmatic dependent launch), so GPU
+     * times add up to more than the step; the path (trace.h) charges a kernel only from the
+     * previous kernel's end: what the step waits on. day12's int8 prediction halves it. */
+    Step fs = {m, MODE_FUSED};
+    for (int i = 0; i < WARMUP; i++) synced_step(&fs);
+    trace_flush();
+    uint64_t f0 = trace_now();
+    for (int i = 0; i < STEPS; i++) synced_step(&fs);
+    uint64_t f1 = trace_now();
+    trace_flush();
+    TraceWindow wf = trace_window(&tr, f0, f1, STEPS);
+    double fpath = 0, fgpu = 0;
+    for (int p = 0; p < P_COUNT; p++)
+        if (part_is_gemm((Part)p)) fpath += wf.parts[p].path_ns, fgpu += wf.parts[p].total_ns;
+    snprintf(note, sizeof note, "fused step, batch %d: the linear layers' part of the step's path (GPU time %.3f ms)",
+             a.batch, fgpu / 1e6 / STEPS);
+    report(DAY, "gemm_path_ms_fused", floor_ms, fpath / 1e6 / STEPS, "ms", note);
+    printf("fused_step: busy %.3f ms per step, the linear layers %.1f%% of it (their GPU time, %.3f ms, counts "
+           "the waits of overlapping kernels)\n", wf.busy_ns / 1e6 / STEPS, 100 * fpath / wf.busy_ns,
+           fgpu / 1e6 / STEPS);
+    trace_window_free(&wf);
 
     /* ---- 5. What the profiler costs: TPOT traced vs untraced, the same synced clock ---- */
     printf("\n== the profiler's own cost ==\n");

@@ -493,9 +493,11 @@ static void experiment_log(void) {
         fprintf(out, "| 3 | now memory-bound: read fewer bytes | int8 weights (next) | not run (make day09) | — | — | — | — |\n\n");
         return;
     }
-    /* Next: half the bytes per weight. If only the GEMMs' bytes halve, TPOT ≈ graph − GEMM/2;
-     * its MBU counts the bytes it reads, half the 16-bit weights. */
-    double graph = M("tpot_ms_graph"), gemm = M("gemm_ms_per_step"), predicted = graph - gemm / 2;
+    /* Next: half the bytes per weight. If only the linear layers' bytes halve, the part of the
+     * graph step that waits on them halves: TPOT ≈ graph − (the fused step's GEMV path) / 2
+     * (day10; the graph replays the fused step). Its MBU counts the bytes it reads, half the
+     * 16-bit weights. */
+    double graph = M("tpot_ms_graph"), gemm = M("gemm_path_ms_fused"), predicted = graph - gemm / 2;
     char tpot[64], ratio[64] = "—", mbu[64] = "—";
     snprintf(tpot, sizeof tpot, "not run (make %s)", isnan(gemm) ? "day10" : "day09");
     if (!isnan(predicted)) {
@@ -506,8 +508,9 @@ static void experiment_log(void) {
     fprintf(out, "| 3 | now memory-bound: read fewer bytes | int8 weights (next; not in this kit) | %s | %s | %s | — | "
                  "new floor %s ms = %s tok/s: half the bytes, half the floor |\n\n",
             tpot, ratio, mbu, num(floor_ms / 2), num(2000 / floor_ms));
-    fprintf(out, "Step 3 is a prediction: the GEMMs read half the bytes (graph TPOT − GEMM time ÷ 2), everything else "
-                 "stays. Faster than the 16-bit floor is possible because fewer bytes mean a lower floor. The bottleneck "
+    fprintf(out, "Step 3 is a prediction: the linear layers read half the bytes, so the part of the step that waits "
+                 "on them halves (graph TPOT − their part of the fused step's path ÷ 2, day10's `gemm_path_ms_fused`), "
+                 "everything else stays. Faster than the 16-bit floor is possible because fewer bytes mean a lower floor. The bottleneck "
                  "moves after every fix, so it has to be measured again: the lesson's own int8 model was *slower* "
                  "than 16-bit until its dequantization was fused into the matmul.\n\n");
 }

@@ -21,37 +21,6 @@
 #include "stats.h"
 #include "trace.h"
 
-/* What the step waits on, per model part. Under programmatic dependent launch a kernel starts
- * before the one before it ends, so GPU times add up to more than the step; here the kernels
- * are taken in the order they end, and each is charged the time from the previous end (or
- * its own start, if later) to its own end: the charges add up to the step's busy time. */
-static void path_by_part(const Trace *t, uint64_t t0, uint64_t t1, int reps) {
-    double path[P_COUNT] = {0}, gpu[P_COUNT] = {0};
-    int calls[P_COUNT] = {0}, n = 0;
-    const TKernel **k = (const TKernel **)xmalloc(sizeof(TKernel *) * (t->nk + 1));
-    for (int i = 0; i < t->nk; i++)
-        if (t->k[i].start >= t0 && t->k[i].start < t1) k[n++] = &t->k[i];
-    for (int i = 1; i < n; i++)                 /* insertion sort by end: nearly sorted already */
-        for (int j = i; j > 0 && k[j]->end < k[j - 1]->end; j--) {
-            const TKernel *x = k[j];
-            k[j] = k[j - 1], k[j - 1] = x;
-        }
-    uint64_t prev = 0;
-    for (int i = 0; i < n; i++) {
-        int p = trace_kernel_part(k[i]);
-        uint64_t from = k[i]->start > prev ? k[i]->start : prev;
-        path[p] += (double)(k[i]->end - from), gpu[p] += (double)(k[i]->end - k[i]->start), calls[p]++;
-        prev = k[i]->end;
-    }
-    double total = 0;
-    for (int p = 0; p < P_COUNT; p++) total += path[p];
-    printf("  path by part (us per step, of %.1f): ", total / reps / 1e3);
-    for (int p = 0; p < P_COUNT; p++)
-        if (calls[p]) printf(" %s=%.1f/%.1f", part_name((Part)p), path[p] / reps / 1e3, gpu[p] / reps / 1e3);
-    printf("  (path/gpu)\n");
-    free(k);
-}
-
 /* under CUPTI: 16 decode steps (prefill = 0) or 4 prefills of the prompt (prefill = 1):
  * the busy ratio and the kernels by GPU time */
 static void profile(GpuModel *m, const int *ids, int n, int B, Mode mode, int prefill) {
@@ -77,7 +46,12 @@ static void profile(GpuModel *m, const int *ids, int n, int B, Mode mode, int pr
     for (int i = 0; i < w.n_names && i < 8; i++)
         printf("  %5.1f%% %7.2f us x %5.1f/step  %.70s\n", 100 * w.names[i].share, w.names[i].avg_ns / 1e3,
                (double)w.names[i].calls / reps, w.names[i].name);
-    if (mode != MODE_GRAPH) path_by_part(&t, t0, t1, reps);   /* a graph's kernels carry no part tags */
+    if (mode != MODE_GRAPH || prefill) {        /* a graph's kernels carry no part tags */
+        printf("  path by part, us per step (of %.1f busy):", w.busy_ns / reps / 1e3);
+        for (int p = 0; p < P_COUNT; p++)
+            if (w.parts[p].calls) printf(" %s=%.1f", part_name((Part)p), w.parts[p].path_ns / reps / 1e3);
+        printf("\n");
+    }
     trace_window_free(&w);
     trace_free(&t);
 }

@@ -62,6 +62,7 @@ ok "full: the ratio is placed in the lesson's band" "grep -q \"ratio 4.15: in th
 ok "full: graph row says what graphs removed" "grep -q 'graph mode cuts the launches per step from 420 to 1; busy ratio 62% → 96%' $tmp/full/REPORT.md"
 ok "full: says the weights are synthetic" "grep -q 'Weights: synthetic' $tmp/full/REPORT.md"
 ok "full: the log predicts the int8 floor" "grep -q 'new floor 0.229 ms = 4367 tok/s' $tmp/full/REPORT.md"
+ok "full: the int8 TPOT = graph - the fused GEMV path / 2 (0.62 - 0.5 / 2)" "grep -q '| ≈ 0.37 ms predicted |' $tmp/full/REPORT.md"
 
 # 2. day10 and day11's busy rows missing, a timeline present
 mkdir -p $tmp/some
@@ -70,6 +71,7 @@ cp $tmp/full/parts.png $tmp/some/timeline_eager.png
 run $tmp/some
 common_checks $tmp/some some
 ok "some: day10's six items say not run (make day10)" "[ $(table $tmp/some | grep -c 'not run (make day10)') = 6 ]"
+ok "some: the int8 prediction says not run (make day10)" "grep -q 'int8 weights (next; not in this kit) | not run (make day10)' $tmp/some/REPORT.md"
 ok "some: the parts chart says not run (make day10)" "grep -q 'GPU time by model part: not run (make day10)' $tmp/some/REPORT.md"
 ok "some: the busy chart says not run (make day11)" "grep -q 'busy ratio per configuration: not run (make day11)' $tmp/some/REPORT.md"
 ok "some: a present timeline is embedded" "grep -q '(timeline_eager.png)' $tmp/some/REPORT.md"

@@ -1,7 +1,8 @@
 /* trace_window on made-up records: the busy ratio and the gaps (overlapping, nested,
  * unsorted, touching, empty, one kernel), which gaps the host caused, launch-call times and
- * launch delays, GEMMs per step as ops (a split-K cuBLAS call, graph replays), GPU time per
- * part and per name, and the launch tag. Times in ns. */
+ * launch delays, GEMMs per step as ops (a split-K cuBLAS call, graph replays), GPU time and
+ * the path per part (overlapping kernels under programmatic dependent launch), GPU time per
+ * name, and the launch tag. Times in ns. */
 #include <math.h>
 #include <string.h>
 #include "check.h"
@@ -131,12 +132,33 @@ static void test_gemms(void) {
     CHECK(near(w.kernels_per_step, 5), "kernels per step %g", w.kernels_per_step);
     CHECK(near(w.parts[P_LM_HEAD].total_ns, 2 * 40) && w.parts[P_LM_HEAD].calls == 4, "lm_head time");
     CHECK(near(w.parts[P_Q].share, 16.0 / w.gpu_ns), "q share");
+    CHECK(near(w.parts[P_LM_HEAD].path_ns, 2 * 40) && near(w.parts[P_NORM].path_ns, 2 * 2),
+          "path: back-to-back kernels are charged their own time");
     CHECK(w.n_names == 4 && strcmp(w.names[0].name, CUBLAS) == 0 && w.names[0].part == P_LM_HEAD &&
           strcmp(w.names[1].name, GEMV) == 0 && w.names[1].calls == 4 && near(w.names[1].avg_ns, 8) &&
           near(w.names[1].sd_ns, 0) && near(w.names[1].total_ns, 32), "names sorted by total time");
     double share = 0;
     for (int i = 0; i < w.n_names; i++) share += w.names[i].share;
     CHECK(near(share, 1), "name shares add to 1");
+    trace_window_free(&w);
+
+    /* programmatic dependent launch: each kernel starts before the one before ends and waits;
+     * the path charges a kernel from the previous end, and the parts add up to the busy time */
+    trace_clear(&t);
+    kernel(&t, 0, 10, 1, P_QKV, 0, 1, GEMV);
+    kernel(&t, 2, 14, 2, P_ATTN, 0, 2, "attn_kv");
+    kernel(&t, 3, 30, 3, P_O, 0, 3, GEMV);
+    kernel(&t, 12, 31, 4, P_GATE_UP, 0, 4, GEMV);
+    kernel(&t, 40, 45, 5, P_DOWN, 0, 5, GEMV);     /* after a gap: its own time */
+    w = trace_window(&t, 0, 100, 1);
+    CHECK(near(w.parts[P_QKV].path_ns, 10) && near(w.parts[P_ATTN].path_ns, 4) && near(w.parts[P_O].path_ns, 16) &&
+          near(w.parts[P_GATE_UP].path_ns, 1) && near(w.parts[P_DOWN].path_ns, 5),
+          "path 10/4/16/1/5, got %g/%g/%g/%g/%g", w.parts[P_QKV].path_ns, w.parts[P_ATTN].path_ns,
+          w.parts[P_O].path_ns, w.parts[P_GATE_UP].path_ns, w.parts[P_DOWN].path_ns);
+    double path = 0;
+    for (int p = 0; p < P_COUNT; p++) path += w.parts[p].path_ns;
+    CHECK(near(path, w.busy_ns) && near(w.busy_ns, 36) && near(w.gpu_ns, 73), "the path adds up to the busy time "
+          "(%g of %g), the GPU times to more (%g)", path, w.busy_ns, w.gpu_ns);
     trace_window_free(&w);
 
     /* graph replays: one cudaGraphLaunch per step; its kernels share its correlation id and

@@ -27,13 +27,16 @@ bin/day11_gaps >"$tmp/day11.log" 2>&1; ok $? "day11_gaps exits 0 (log: $(tail -2
 
 # day10: the rows, the 155, the table
 for k in kernels_per_step gemms_per_step nvtx_ops_per_step top1_share top2_share top3_share \
-         gemm_ms_per_step gemm_bw_eff profiler_overhead_pct; do
+         gemm_ms_per_step gemm_bw_eff gemm_path_ms_fused profiler_overhead_pct; do
   has_row day10 $k; ok $? "day10 row $k"
 done
 [ "$(row day10 gemms_per_step)" = 155 ]; ok $? "eager: 155 GEMM calls per step, got '$(row day10 gemms_per_step)'"
 grep -q '^gemms_check=ok' "$tmp/day10.log"; ok $? "day10 prints gemms_check=ok"
 grep -q 'Name (kernel)' "$tmp/day10.log"; ok $? "day10 prints the profiler's table"
 grep -q '^top1=.* part=' "$tmp/day10.log"; ok $? "day10 maps the top kernel to a model part"
+busy=$(sed -n 's/^fused_step: busy \([0-9.]*\) ms.*/\1/p' "$tmp/day10.log")
+awk -v p="$(row day10 gemm_path_ms_fused)" -v b="$busy" 'BEGIN { exit !(p > 0.3 * b && p <= b) }'
+ok $? "the fused step's GEMVs hold 30-100% of its path ($(row day10 gemm_path_ms_fused) of '$busy' ms)"
 
 # day11: a row set per configuration, the sweep, the crossover
 cfgs=""
