@@ -29,25 +29,17 @@ static int attr(cudaDeviceAttr a, int dev) {
     return v;
 }
 
-int gpu_cc_major(void) {
-    static int cc = 0;
-    if (!cc) {
+/* an attribute of the current device, asked the first time only (*v = 0 until then) */
+static int once(int *v, cudaDeviceAttr a) {
+    if (!*v) {
         int dev;
         CUDA_CHECK(cudaGetDevice(&dev));
-        cc = attr(cudaDevAttrComputeCapabilityMajor, dev);
+        *v = attr(a, dev);
     }
-    return cc;
+    return *v;
 }
-
-int gpu_sm_count(void) {
-    static int n = 0;
-    if (!n) {
-        int dev;
-        CUDA_CHECK(cudaGetDevice(&dev));
-        n = attr(cudaDevAttrMultiProcessorCount, dev);
-    }
-    return n;
-}
+int gpu_cc_major(void) { static int cc; return once(&cc, cudaDevAttrComputeCapabilityMajor); }
+int gpu_sm_count(void) { static int n; return once(&n, cudaDevAttrMultiProcessorCount); }
 
 void gpu_facts(GpuFacts *g) {
     int n = 0, dev = 0, drv = 0;

@@ -75,54 +75,47 @@ __device__ __forceinline__ void gemv_epilogue(const GemvArgs &a, const float (&c
     const int hh = a.hd / 2, head = EPI == EPI_QKV_ROPE ? r0 / a.hd : 0, i = EPI == EPI_QKV_ROPE ? r0 % a.hd : 0;
     float in0[NT][2] = {}, in1[NT][2] = {};   /* residual: rows r0, r1; rope: cos, sin */
     int pos[NT][2] = {};
-    if (EPI == EPI_QKV_ROPE)
+    /* f(nt, j, b) for this lane's rows of x: b = nt * 8 + 2t + j, those below B */
+    auto each_row = [&](auto f) {
 #pragma unroll
         for (int nt = 0; nt < NT; nt++)
 #pragma unroll
             for (int j = 0; j < 2; j++)
-                if (nt * 8 + 2 * t + j < a.B) pos[nt][j] = a.pos[nt * 8 + 2 * t + j];
-#pragma unroll
-    for (int nt = 0; nt < NT; nt++)
-#pragma unroll
-        for (int j = 0; j < 2; j++) {
-            const int b = nt * 8 + 2 * t + j;
-            if (b >= a.B) continue;
-            const half *y = a.y + (long long)b * a.y_stride;
-            if (EPI == EPI_RESIDUAL) {
-                if (ok0) in0[nt][j] = f32(y[r0]);
-                if (ok1) in1[nt][j] = f32(y[r1]);
-            } else if (EPI == EPI_QKV_ROPE && head < a.nh + a.nkv) {
-                in0[nt][j] = f32(a.cos_t[pos[nt][j] * hh + i]), in1[nt][j] = f32(a.sin_t[pos[nt][j] * hh + i]);
-            }
+                if (nt * 8 + 2 * t + j < a.B) f(nt, j, nt * 8 + 2 * t + j);
+    };
+    if (EPI == EPI_QKV_ROPE) each_row([&](int nt, int j, int b) { pos[nt][j] = a.pos[b]; });
+    each_row([&](int nt, int j, int b) {
+        const half *y = a.y + (long long)b * a.y_stride;
+        if (EPI == EPI_RESIDUAL) {
+            if (ok0) in0[nt][j] = f32(y[r0]);
+            if (ok1) in1[nt][j] = f32(y[r1]);
+        } else if (EPI == EPI_QKV_ROPE && head < a.nh + a.nkv) {
+            in0[nt][j] = f32(a.cos_t[pos[nt][j] * hh + i]), in1[nt][j] = f32(a.sin_t[pos[nt][j] * hh + i]);
         }
-#pragma unroll
-    for (int nt = 0; nt < NT; nt++)
-#pragma unroll
-        for (int j = 0; j < 2; j++) {
-            const int b = nt * 8 + 2 * t + j;
-            if (b >= a.B) continue;
-            half y0 = f16(c[nt][j]), y1 = f16(c[nt][2 + j]);
-            half *y = a.y + (long long)b * a.y_stride;
-            if (EPI == EPI_STORE) {
-                if (ok0) y[r0] = y0;
-                if (ok1) y[r1] = y1;
-            } else if (EPI == EPI_RESIDUAL) {
-                if (ok0) y[r0] = f16(in0[nt][j] + f32(y0));
-                if (ok1) y[r1] = f16(in1[nt][j] + f32(y1));
-            } else if (EPI == EPI_SILU_MUL) {
-                y[r0] = f16(f32(f16(silu_f(f32(y0)))) * f32(y1));
-            } else {                                          /* EPI_QKV_ROPE */
-                if (head < a.nh + a.nkv) rope_pair(y0, y1, f16(in0[nt][j]), f16(in1[nt][j]));
-                half *d;
-                if (head < a.nh) d = y + head * a.hd;
-                else {
-                    const bool is_k = head < a.nh + a.nkv;
-                    const int kvh = head - a.nh - (is_k ? 0 : a.nkv);
-                    d = (is_k ? a.kc : a.vc) + (((long long)b * a.nkv + kvh) * a.max_seq + pos[nt][j]) * a.hd;
-                }
-                d[i] = y0, d[i + hh] = y1;
+    });
+    each_row([&](int nt, int j, int b) {
+        half y0 = f16(c[nt][j]), y1 = f16(c[nt][2 + j]);
+        half *y = a.y + (long long)b * a.y_stride;
+        if (EPI == EPI_STORE) {
+            if (ok0) y[r0] = y0;
+            if (ok1) y[r1] = y1;
+        } else if (EPI == EPI_RESIDUAL) {
+            if (ok0) y[r0] = f16(in0[nt][j] + f32(y0));
+            if (ok1) y[r1] = f16(in1[nt][j] + f32(y1));
+        } else if (EPI == EPI_SILU_MUL) {
+            y[r0] = f16(f32(f16(silu_f(f32(y0)))) * f32(y1));
+        } else {                                          /* EPI_QKV_ROPE */
+            if (head < a.nh + a.nkv) rope_pair(y0, y1, f16(in0[nt][j]), f16(in1[nt][j]));
+            half *d;
+            if (head < a.nh) d = y + head * a.hd;
+            else {
+                const bool is_k = head < a.nh + a.nkv;
+                const int kvh = head - a.nh - (is_k ? 0 : a.nkv);
+                d = (is_k ? a.kc : a.vc) + (((long long)b * a.nkv + kvh) * a.max_seq + pos[nt][j]) * a.hd;
             }
+            d[i] = y0, d[i + hh] = y1;
         }
+    });
 }
 
 /* The RMSNorm scale of each row of x (norm_w), as rmsnorm computes it; threads past the
