@@ -6,9 +6,11 @@
  *     tile's loads in flight while the last one is reduced); its 8 warps split K, each lane
  *     streams 16-byte loads of two rows (GEMV_UNROLL loads of each in flight, the first issued
  *     before the kernel waits for the one before it: programmatic dependent launch);
- *   - bulk copy (sm_90, a few rows of x): one block per SM whose ninth warp has the copy
- *     engine fill a 128 KB ring of shared memory with the block's tiles while the other
- *     eight compute from it (gemv_bulk_tiles): at batch 1 it takes 11-34% less time.
+ *   - bulk copy (sm_90, a few rows of x): a block whose ninth warp has the copy engine fill
+ *     a ring of shared memory with the block's tiles while the other eight compute from it
+ *     (gemv_bulk_tiles): one block per SM with a 128 KB ring, or, for o_proj and qkv, one
+ *     block per tile with a ring just as deep (see launch_nt). At batch 1 it takes 11-34%
+ *     less time.
  * Both:
  *   - tensor cores do the arithmetic (mma m16n8k16, fp32 accumulation; m16n8k8 on sm_75):
  *     the 16 rows are the A operand, up to 8 rows of x the B operand, so B = 1 costs the
@@ -256,11 +258,12 @@ __device__ __forceinline__ void gemv_tiles(const GemvArgs &a) {
 }
 
 /* The bulk-copy GEMV (sm_90), for a few rows of x (B x K x 2 bytes <= BULK_X_BYTES: every
- * decode GEMV at batch 1). One block per SM, its ninth warp only loads: lane r hands the copy
- * engine (cp.async.bulk) row r of the tile, BULK_K columns (2 KB) at a time, into a ring of
- * GEMV_STAGES shared-memory stages that complete on mbarriers. So 128 KB of weights are in
- * flight per SM from the kernel's first instruction (before it waits for the kernel it depends
- * on), where the streaming kernel's 16 warps hold 64 KB and refill them only after each use.
+ * decode GEMV at batch 1). Its ninth warp only loads: lane r hands the copy engine
+ * (cp.async.bulk) row r of the tile, BULK_K columns (2 KB) at a time, into a ring of RING
+ * shared-memory stages that complete on mbarriers. With the full ring (GEMV_STAGES, one block
+ * per SM) 128 KB of weights are in flight per SM from the kernel's first instruction (before
+ * it waits for the kernel it depends on), where the streaming kernel's 16 warps hold 64 KB and
+ * refill them only after each use.
  * x, normalised once, sits in shared memory beside the ring. The eight computing warps take
  * 16-byte fragments from the ring in the same order, with the same arithmetic, as the
  * streaming kernel takes them from registers, so a row comes out bit for bit the same.
