@@ -295,6 +295,7 @@ int main(int argc, char **argv) {
      * starts before the one before it ends and waits (programmatic dependent launch), so GPU
      * times add up to more than the step; the path (trace.h) charges a kernel only from the
      * previous kernel's end: what the step waits on. day12's int8 prediction halves it. */
+    printf("\n== the fused step's linear layers: what the step waits on ==\n");
     Step fs = {m, MODE_FUSED};
     for (int i = 0; i < WARMUP; i++) synced_step(&fs);
     trace_flush();

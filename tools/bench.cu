@@ -46,7 +46,9 @@ static void profile(GpuModel *m, const int *ids, int n, int B, Mode mode, int pr
     for (int i = 0; i < w.n_names && i < 8; i++)
         printf("  %5.1f%% %7.2f us x %5.1f/step  %.70s\n", 100 * w.names[i].share, w.names[i].avg_ns / 1e3,
                (double)w.names[i].calls / reps, w.names[i].name);
-    if (mode != MODE_GRAPH || prefill) {        /* a graph's kernels carry no part tags */
+    /* a graph captured before the tracer started (here: in the timed runs) carries only its
+     * launch's tag, "other"; the fused step runs the same kernels, tagged */
+    if (mode != MODE_GRAPH || prefill) {
         printf("  path by part, us per step (of %.1f busy):", w.busy_ns / reps / 1e3);
         for (int p = 0; p < P_COUNT; p++)
             if (w.parts[p].calls) printf(" %s=%.1f", part_name((Part)p), w.parts[p].path_ns / reps / 1e3);
