@@ -9,13 +9,16 @@
  *   build/tests/gpu/test_gemv           the checks
  *   build/tests/gpu/test_gemv --bench   TinyLlama's GEMVs at batch 1 and 32, one after
  *                                       another like a decode step (weights rotated through
- *                                       more memory than L2 holds): us and GB/s of weights */
+ *                                       more memory than L2 holds): us and GB/s of weights;
+ *                                       l2_us: the same launches on one copy, where it fits
+ *                                       in half the L2 (the time without the DRAM: v17) */
 #include <math.h>
 #include <string.h>
 #include <vector>
 #include "check.h"
 #include "kernel_data.cuh"
 #include "kernels.cuh"
+#include "launch.h"
 #include "stats.h"
 
 static float h2f(half h) { return __half2float(h); }
@@ -121,11 +124,71 @@ static void check_case(const Case &c, uint64_t seed) {
     CUDA_CHECK(cudaFree(dnw));
 }
 
+/* ---- --bench, first: what a kernel boundary costs, and what a grid barrier would cost
+ * instead. An empty kernel on every SM, 200 of them captured in a CUDA graph (with and
+ * without programmatic dependent launch): us per kernel is the boundary every fused
+ * kernel pays. A persistent kernel (one block per SM) would replace it with a barrier
+ * across the grid: each block's first thread arrives on a counter, and the last one to
+ * arrive moves a generation number the others spin on. (tests/gpu/PERF_LOG.md, v17) ---- */
+__global__ void empty_kernel(int) {
+    pdl_launch_dependents();
+    pdl_wait();
+}
+
+__global__ void grid_barriers(unsigned *count, unsigned *gen, int n) {
+    for (int i = 0; i < n; i++) {
+        __syncthreads();
+        if (threadIdx.x == 0) {
+            const unsigned g = *(volatile unsigned *)gen;
+            __threadfence();
+            if (atomicAdd(count, 1) == gridDim.x - 1) {
+                *count = 0;
+                __threadfence();
+                atomicAdd(gen, 1);
+            } else
+                while (*(volatile unsigned *)gen == g) {}
+            __threadfence();
+        }
+        __syncthreads();
+    }
+}
+
+static void boundary_bench(int sms, int cc_major) {
+    enum { N = 200 };
+    cudaStream_t st;
+    CUDA_CHECK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+    for (int pdl = 0; pdl <= (cc_major >= 9); pdl++) {
+        cudaGraph_t g;
+        cudaGraphExec_t ge;
+        CUDA_CHECK(cudaStreamBeginCapture(st, cudaStreamCaptureModeRelaxed));
+        for (int i = 0; i < N; i++) LAUNCH_PDL(pdl, P_OTHER, -1, "empty_kernel", empty_kernel, sms, 256, 0, st, 0);
+        CUDA_CHECK(cudaStreamEndCapture(st, &g));
+        CUDA_CHECK(cudaGraphInstantiate(&ge, g, 0));
+        const Stats s = time_launches_us(1, [&](int) { CUDA_CHECK(cudaGraphLaunch(ge, 0)); });
+        printf("boundary_bench kind=kernel pdl=%d us=%.2f range_us=%.2f-%.2f\n", pdl, s.median / N, s.min / N, s.max / N);
+        CUDA_CHECK(cudaGraphExecDestroy(ge));
+        CUDA_CHECK(cudaGraphDestroy(g));
+    }
+    unsigned *sync;
+    CUDA_CHECK(cudaMalloc(&sync, 2 * sizeof(unsigned)));
+    CUDA_CHECK(cudaMemset(sync, 0, 2 * sizeof(unsigned)));
+    int n = N;
+    unsigned *count = sync, *gen = sync + 1;
+    void *args[] = {&count, &gen, &n};
+    const Stats s = time_launches_us(1, [&](int) {   /* cooperative: the launch fails unless every block is resident */
+        CUDA_CHECK(cudaLaunchCooperativeKernel((void *)grid_barriers, sms, 256, args, 0, 0));
+    });
+    printf("boundary_bench kind=grid_barrier us=%.2f range_us=%.2f-%.2f\n", s.median / N, s.min / N, s.max / N);
+    CUDA_CHECK(cudaFree(sync));
+    CUDA_CHECK(cudaStreamDestroy(st));
+}
+
 /* ---- --bench: a decode step's GEMVs back to back, with the model's launches (PDL on sm_90) ---- */
 static void bench(void) {
     GpuFacts f;
     gpu_facts(&f);
     const int pdl = f.cc_major >= 9;
+    boundary_bench(f.sms, f.cc_major);
     struct Op { const char *name; int epi, N, K, norm; } ops[] = {
         {"qkv", EPI_STORE, 2560, 2048, 1}, {"o", EPI_RESIDUAL, 2048, 2048, 0}, {"gate_up", EPI_SILU_MUL, 11264, 2048, 1},
         {"down", EPI_RESIDUAL, 2048, 5632, 0}, {"lm_head", EPI_STORE, 32000, 2048, 1}};
@@ -148,13 +211,18 @@ static void bench(void) {
                 a.N = op.N, a.K = op.K, a.x = x, a.x_stride = op.K, a.B = B, a.eps = 1e-5f, a.y = y;
                 a.y_stride = op.epi == EPI_SILU_MUL ? op.N / 2 : op.N;
                 a.norm_w = op.norm && B <= GEMV_NORM_ROWS ? nw : NULL, a.stream = stream;
-                const Stats s = time_launches_us(reps, [&](int i) {
-                    a.w = pool + (size_t)(i % copies) * op.N * op.K;
-                    k_gemv(0, pdl, P_LM_HEAD, -1, op.epi, &a);
-                });
-                printf("gemv_bench path=%s op=%s B=%d us=%.2f range_us=%.2f-%.2f gbs=%.0f norm=%d\n",
+                auto run = [&](int n) {
+                    return time_launches_us(reps, [&](int i) {
+                        a.w = pool + (size_t)(i % n) * op.N * op.K;
+                        k_gemv(0, pdl, P_LM_HEAD, -1, op.epi, &a);
+                    });
+                };
+                const Stats s = run(copies);
+                char l2[32] = "";
+                if (2 * (long long)bytes <= f.l2_bytes) snprintf(l2, sizeof l2, " l2_us=%.2f", run(1).median);
+                printf("gemv_bench path=%s op=%s B=%d us=%.2f range_us=%.2f-%.2f gbs=%.0f norm=%d%s\n",
                        stream ? "stream" : "auto", op.name, B, s.median, s.min, s.max,
-                       bytes / (s.median * 1e3), a.norm_w != NULL);
+                       bytes / (s.median * 1e3), a.norm_w != NULL, l2);
             }
     }
 }
