@@ -160,6 +160,7 @@ static void step_fused(GpuModel *m, int B) {
     GemvArgs a = {};
     a.B = B, a.eps = c->norm_eps, a.pos = m->d_pos, a.cos_t = m->cos_t, a.sin_t = m->sin_t;
     a.nh = c->n_heads, a.nkv = c->n_kv_heads, a.hd = c->head_dim, a.max_seq = m->max_seq;
+    a.epi_early = pdl;      /* every GEMV's residual and positions were written two or more kernels before */
     k_embed(m->st, pdl, m->d_tok, m->w.embed, m->hidden, B, dim);
     for (int l = 0; l < c->n_layers; l++) {
         const LayerWeights *L = &m->w.layer[l];

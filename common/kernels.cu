@@ -59,7 +59,6 @@ void k_rope_table(cudaStream_t s, half *cos_t, half *sin_t, int max_seq, int hea
 
 /* ---------------------------------------------------------------- the token path */
 __global__ void embed(const int *tok, const half *E, half *out, int dim) {
-    pdl_launch_dependents();
     pdl_wait();
     const int4 *src = (const int4 *)(E + (long long)tok[blockIdx.x] * dim);
     int4 *dst = (int4 *)(out + (long long)blockIdx.x * dim);
@@ -74,7 +73,6 @@ void k_embed(cudaStream_t s, int pdl, const int *tok, const half *E, half *out, 
  * for the kernel before (they do not depend on it); longer rows read the rest twice. */
 enum { NORM_HELD = 8 };
 __global__ void rmsnorm(const half *x, const half *w, half *out, int dim, float eps) {
-    pdl_launch_dependents();
     half xv[NORM_HELD], wv[NORM_HELD];
 #pragma unroll
     for (int j = 0; j < NORM_HELD; j++) {
@@ -145,7 +143,6 @@ void k_silu_mul(cudaStream_t s, int layer, const half *gu, half *act, int T, int
 __global__ void argmax(const half *logits, int vocab, int *tok, int *pos, int advance) {
     __shared__ float bv[32];
     __shared__ int bi[32];
-    pdl_launch_dependents();
     pdl_wait();
     const half *x = logits + (long long)blockIdx.x * vocab;
     float best = -INFINITY;

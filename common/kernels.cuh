@@ -10,7 +10,9 @@
 
 /* LAUNCH() with programmatic dependent launch when pdl is set (sm_90+): the kernel may start
  * while the one before it finishes; it must call pdl_wait() before it reads what that one
- * wrote (weights it may read before). Used by the fused decode step only. LAUNCH_CLUSTER
+ * wrote (weights it may read before). pdl_wait() also lets the next kernel start, so a
+ * kernel that has started knows that every kernel two or more before it has finished
+ * (GemvArgs.epi_early relies on it). Used by the fused decode step only. LAUNCH_CLUSTER
  * also groups blocks z, z+1, ... z+cz-1 into a thread-block cluster (sm_90+; cz = 0: none). */
 #define LAUNCH_CLUSTER(pdl, cz, part, layer, opname, kernel, grid, block, smem, strm, ...)   \
     do {                                                                                  \
@@ -97,6 +99,8 @@ typedef struct {
     half *y; int y_stride;
     /* EPI_QKV_ROPE: q -> y, k/v -> the cache at pos[b] */
     const int *pos; const half *cos_t, *sin_t; half *kc, *vc; int nh, nkv, hd, max_seq;
+    int epi_early;  /* 1: the epilogue's inputs (the residual y; pos) were not written by the kernel
+                     * just before, so the bulk kernel reads them before it waits for that one */
     int stream;     /* 1: the register-streaming kernel even on sm_90 (the tests compare the two) */
     int tile8;      /* set by k_gemv: the tile height (8 or 16 rows) it chose */
 } GemvArgs;
@@ -163,14 +167,13 @@ __device__ __forceinline__ void mma16816(float (&c)[4], uint32_t a0, uint32_t a1
                  : "r"(a2), "r"(a3), "r"(b1));
 #endif
 }
-/* programmatic dependent launch (no-ops before sm_90 and when launched without it) */
+/* programmatic dependent launch (no-ops before sm_90 and when launched without it): wait
+ * for the kernel before to finish, then let the next one start. Letting it start only now,
+ * not at this kernel's first instruction, keeps at most two kernels in flight; it cost
+ * nothing measurable (tests/gpu/PERF_LOG.md, v17). */
 __device__ __forceinline__ void pdl_wait(void) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     asm volatile("griddepcontrol.wait;" ::: "memory");
-#endif
-}
-__device__ __forceinline__ void pdl_launch_dependents(void) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
 #endif
 }

@@ -211,7 +211,6 @@ template <int HD, bool CLUSTER>
 __global__ void __launch_bounds__(KV_THREADS) attn_kv(AttnArgs a) {
     __shared__ __align__(16) float res[CLUSTER ? ((2 * MAXG + 3) & ~3) + MAXG * HD : 1];
     __shared__ int is_last;
-    pdl_launch_dependents();
     pdl_wait();
     const int kvh = blockIdx.x, t = blockIdx.y, sp = blockIdx.z, G = a.nh / a.nkv, L = a.pos[t] + 1;
     const int chunk = max(ATTN_SLICE_KEYS, (L + a.splits - 1) / a.splits), slices = (L + chunk - 1) / chunk;
@@ -257,7 +256,6 @@ __global__ void __launch_bounds__(ATTN_THREADS) attn_prompt(AttnArgs a) {
     constexpr int KS = HD + 8, VS = PT_KEYS + 8;   /* padded rows: fragment reads hit 32 banks */
     __shared__ __align__(16) half ks[PT_KEYS * KS], vt[HD * VS];   /* K, and V transposed */
     __shared__ int kend;
-    pdl_launch_dependents();
     pdl_wait();
     const int G = a.nh / a.nkv, wph = ATTN_WARPS / G, QT = 16 * wph;
     const int kvh = blockIdx.x, t0 = blockIdx.y * QT;

@@ -66,54 +66,68 @@ __device__ __forceinline__ int tile_row(const GemvArgs &a, int tile, int h, int 
     return tile * 16 + h * 8 + g;
 }
 
-/* the epilogue of one tile: lane (g, t) holds rows r0 (c0, c1) and r1 (c2, c3) for x rows
- * 2t and 2t + 1 of each 8-row group. What it reads (the residual; a row's position, then its
- * cos and sin) is read for every row before anything is written: the compiler may not move a
- * load above a store through a pointer that could alias, so reading row by row would cost a
- * round trip per row, 16 of them a tile at batch 32. */
+/* f(nt, j, b) for each row b = nt * 8 + 2t + j of x that lane (g, t) holds, those below B */
+template <int NT, typename F>
+__device__ __forceinline__ void each_row(const GemvArgs &a, int t, F f) {
+#pragma unroll
+    for (int nt = 0; nt < NT; nt++)
+#pragma unroll
+        for (int j = 0; j < 2; j++)
+            if (nt * 8 + 2 * t + j < a.B) f(nt, j, nt * 8 + 2 * t + j);
+}
+
+/* What the epilogue reads, for rows r0 and r1 of the tile: the residual (in0, in1), or a
+ * row's position and then its cos and sin (RoPE). It is read for every row before anything
+ * is written: the compiler may not move a load above a store through a pointer that could
+ * alias, so reading row by row would cost a round trip per row, 16 of them a tile at batch
+ * 32. The bulk kernel reads it for its first tile before it waits for the kernel before
+ * (epi_early). */
+template <int NT>
+struct EpiIn {
+    float in0[NT][2], in1[NT][2];
+    int pos[NT][2];
+};
 template <int NT, int EPI>
-__device__ __forceinline__ void gemv_epilogue(const GemvArgs &a, const float (&c)[NT][4], int r0, int r1, bool ok0,
-                                              bool ok1, int t) {
+__device__ __forceinline__ void epi_read(const GemvArgs &a, EpiIn<NT> &e, int r0, int r1, bool ok0, bool ok1, int t) {
     const int hh = a.hd / 2, head = EPI == EPI_QKV_ROPE ? r0 / a.hd : 0, i = EPI == EPI_QKV_ROPE ? r0 % a.hd : 0;
-    float in0[NT][2] = {}, in1[NT][2] = {};   /* residual: rows r0, r1; rope: cos, sin */
-    int pos[NT][2] = {};
-    /* f(nt, j, b) for this lane's rows of x: b = nt * 8 + 2t + j, those below B */
-    auto each_row = [&](auto f) {
-#pragma unroll
-        for (int nt = 0; nt < NT; nt++)
-#pragma unroll
-            for (int j = 0; j < 2; j++)
-                if (nt * 8 + 2 * t + j < a.B) f(nt, j, nt * 8 + 2 * t + j);
-    };
-    if (EPI == EPI_QKV_ROPE) each_row([&](int nt, int j, int b) { pos[nt][j] = a.pos[b]; });
-    each_row([&](int nt, int j, int b) {
+    e = EpiIn<NT>{};
+    if (EPI == EPI_QKV_ROPE) each_row<NT>(a, t, [&](int nt, int j, int b) { e.pos[nt][j] = a.pos[b]; });
+    each_row<NT>(a, t, [&](int nt, int j, int b) {
         const half *y = a.y + (long long)b * a.y_stride;
         if (EPI == EPI_RESIDUAL) {
-            if (ok0) in0[nt][j] = f32(y[r0]);
-            if (ok1) in1[nt][j] = f32(y[r1]);
+            if (ok0) e.in0[nt][j] = f32(y[r0]);
+            if (ok1) e.in1[nt][j] = f32(y[r1]);
         } else if (EPI == EPI_QKV_ROPE && head < a.nh + a.nkv) {
-            in0[nt][j] = f32(a.cos_t[pos[nt][j] * hh + i]), in1[nt][j] = f32(a.sin_t[pos[nt][j] * hh + i]);
+            e.in0[nt][j] = f32(a.cos_t[e.pos[nt][j] * hh + i]), e.in1[nt][j] = f32(a.sin_t[e.pos[nt][j] * hh + i]);
         }
     });
-    each_row([&](int nt, int j, int b) {
+}
+
+/* the epilogue of one tile: lane (g, t) holds rows r0 (c0, c1) and r1 (c2, c3) for x rows
+ * 2t and 2t + 1 of each 8-row group; e is what epi_read read for those rows */
+template <int NT, int EPI>
+__device__ __forceinline__ void gemv_epilogue(const GemvArgs &a, const float (&c)[NT][4], const EpiIn<NT> &e, int r0,
+                                              int r1, bool ok0, bool ok1, int t) {
+    const int hh = a.hd / 2, head = EPI == EPI_QKV_ROPE ? r0 / a.hd : 0, i = EPI == EPI_QKV_ROPE ? r0 % a.hd : 0;
+    each_row<NT>(a, t, [&](int nt, int j, int b) {
         half y0 = f16(c[nt][j]), y1 = f16(c[nt][2 + j]);
         half *y = a.y + (long long)b * a.y_stride;
         if (EPI == EPI_STORE) {
             if (ok0) y[r0] = y0;
             if (ok1) y[r1] = y1;
         } else if (EPI == EPI_RESIDUAL) {
-            if (ok0) y[r0] = f16(in0[nt][j] + f32(y0));
-            if (ok1) y[r1] = f16(in1[nt][j] + f32(y1));
+            if (ok0) y[r0] = f16(e.in0[nt][j] + f32(y0));
+            if (ok1) y[r1] = f16(e.in1[nt][j] + f32(y1));
         } else if (EPI == EPI_SILU_MUL) {
             y[r0] = f16(f32(f16(silu_f(f32(y0)))) * f32(y1));
         } else {                                          /* EPI_QKV_ROPE */
-            if (head < a.nh + a.nkv) rope_pair(y0, y1, f16(in0[nt][j]), f16(in1[nt][j]));
+            if (head < a.nh + a.nkv) rope_pair(y0, y1, f16(e.in0[nt][j]), f16(e.in1[nt][j]));
             half *d;
             if (head < a.nh) d = y + head * a.hd;
             else {
                 const bool is_k = head < a.nh + a.nkv;
                 const int kvh = head - a.nh - (is_k ? 0 : a.nkv);
-                d = (is_k ? a.kc : a.vc) + (((long long)b * a.nkv + kvh) * a.max_seq + pos[nt][j]) * a.hd;
+                d = (is_k ? a.kc : a.vc) + (((long long)b * a.nkv + kvh) * a.max_seq + e.pos[nt][j]) * a.hd;
             }
             d[i] = y0, d[i + hh] = y1;
         }
@@ -175,7 +189,7 @@ __device__ __forceinline__ void compute_sync(void) { asm volatile("bar.sync 1, %
  * the epilogue by warp 0 */
 template <int NT, int EPI>
 __device__ __forceinline__ void tile_finish(const GemvArgs &a, float (&c)[NT][4], float (*red)[NT * 4][32], int r0,
-                                            int r1, bool ok0, bool ok1) {
+                                            int r1, bool ok0, bool ok1, const EpiIn<NT> *early = NULL) {
     const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
 #pragma unroll
     for (int nt = 0; nt < NT; nt++)
@@ -192,7 +206,10 @@ __device__ __forceinline__ void tile_finish(const GemvArgs &a, float (&c)[NT][4]
                 for (int w = 0; w < GEMV_WARPS; w++) s += red[w][nt * 4 + j][lane];
                 c[nt][j] = s;
             }
-        gemv_epilogue<NT, EPI>(a, c, r0, r1, ok0, ok1, lane & 3);
+        EpiIn<NT> e;
+        if (early) e = *early;
+        else epi_read<NT, EPI>(a, e, r0, r1, ok0, ok1, lane & 3);
+        gemv_epilogue<NT, EPI>(a, c, e, r0, r1, ok0, ok1, lane & 3);
     }
     compute_sync();                     /* red is written again by the next tile */
 }
@@ -228,7 +245,6 @@ __device__ __forceinline__ void gemv_tiles(const GemvArgs &a) {
         }
     };
     set_tile(tile);
-    pdl_launch_dependents();
     load(warp);                         /* weights do not depend on the kernel before */
     pdl_wait();
     if (a.norm_w) norm_scales(a, rs);
@@ -307,7 +323,6 @@ __device__ __forceinline__ void gemv_bulk_tiles(const GemvArgs &a) {
         asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
     }
     __syncthreads();
-    pdl_launch_dependents();
     uint64_t policy;                    /* weights are read once a step: first out of L2 */
     asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
     /* stage i of this block, by the whole loading warp: columns (i % nks) * BULK_K of its
@@ -330,6 +345,11 @@ __device__ __forceinline__ void gemv_bulk_tiles(const GemvArgs &a) {
     };
     if (warp == GEMV_WARPS)             /* weights do not depend on the kernel before */
         for (int i = 0; i < min(stages, RING); i++) load_stage(i);
+    EpiIn<1> early;                     /* nor, with epi_early, the first tile's epilogue inputs */
+    if (a.epi_early && warp == 0) {
+        const int r0 = tile_row<EPI>(a, blockIdx.x, 0, g), r1 = tile_row<EPI>(a, blockIdx.x, 1, g);
+        epi_read<1, EPI>(a, early, r0, r1, r0 < a.N, r1 < a.N, t);
+    }
     pdl_wait();
     if (a.norm_w) norm_scales(a, rs);
     if (warp == GEMV_WARPS) {
@@ -367,7 +387,7 @@ __device__ __forceinline__ void gemv_bulk_tiles(const GemvArgs &a) {
             __syncwarp();
             if (lane == 0) mbar_arrive(&empty[slot]);
         }
-        tile_finish<1, EPI>(a, c, red, r0, r1, r0 < a.N, r1 < a.N);
+        tile_finish<1, EPI>(a, c, red, r0, r1, r0 < a.N, r1 < a.N, a.epi_early && tile == (int)blockIdx.x ? &early : NULL);
     }
 #endif
 }
