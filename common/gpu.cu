@@ -40,6 +40,7 @@ static int once(int *v, cudaDeviceAttr a) {
 }
 int gpu_cc_major(void) { static int cc; return once(&cc, cudaDevAttrComputeCapabilityMajor); }
 int gpu_sm_count(void) { static int n; return once(&n, cudaDevAttrMultiProcessorCount); }
+int gpu_smem_optin(void) { static int n; return once(&n, cudaDevAttrMaxSharedMemoryPerBlockOptin); }
 
 void gpu_facts(GpuFacts *g) {
     int n = 0, dev = 0, drv = 0;

@@ -30,6 +30,7 @@ typedef struct {
 /* The current device's compute capability (major), asked once: kernels pick their path by it. */
 int gpu_cc_major(void);
 int gpu_sm_count(void);      /* its SMs, asked once */
+int gpu_smem_optin(void);    /* the shared memory one block may ask for (bytes), asked once */
 /* Dies with one sentence when there is no usable GPU. */
 void gpu_facts(GpuFacts *g);
 /* Measures a device-to-device copy of `bytes` (median of several), fills g->copy_gbs. */

@@ -106,6 +106,7 @@ typedef struct {
 } GemvArgs;
 enum { GEMV_MAX_ROWS = 32, GEMV_NORM_ROWS = 8 };
 void k_gemv(cudaStream_t s, int pdl, Part part, int layer, int epi, const GemvArgs *a);
+int gemv_has_bulk(void);    /* this GPU runs the bulk-copy kernel (sm_90+ with room for its ring) */
 
 /* ---- device helpers shared by the kernel files ---- */
 #ifdef __CUDACC__

@@ -473,9 +473,23 @@ static void launch_epi(cudaStream_t s, int pdl, Part part, int layer, int epi, c
  * v16). (qkv would fit beside down_proj's 150 KB only if the SM kept all 228 KB for shared
  * memory; asking for that cost the attention more than qkv gained.) */
 enum { SHORT_RING = 2 };
+
+/* sm_90 and up, where a block may hold the full ring: an H100/H200 has 227 KB for one block,
+ * a cc 12 GPU about 99 KB, not enough (it streams) */
+int gemv_has_bulk(void) {
+    static int fits = -1;
+    if (fits < 0) {
+        cudaFuncAttributes fa;
+        CUDA_CHECK(cudaFuncGetAttributes(&fa, gemv_lm_head<1, GEMV_STAGES>));
+        const size_t ring = GEMV_STAGES * (BULK_STAGE * sizeof(half) + 2 * sizeof(uint64_t)) + BULK_X_BYTES;
+        fits = gpu_cc_major() >= 9 && fa.sharedSizeBytes + ring <= (size_t)gpu_smem_optin();
+    }
+    return fits;
+}
+
 template <int NT>
 static void launch_nt(cudaStream_t s, int pdl, Part part, int layer, int epi, const GemvArgs &a) {
-    const bool bulk = GEMV_BULK && !a.stream && (long long)a.B * a.K * sizeof(half) <= BULK_X_BYTES && gpu_cc_major() >= 9;
+    const bool bulk = GEMV_BULK && !a.stream && (long long)a.B * a.K * sizeof(half) <= BULK_X_BYTES && gemv_has_bulk();
     if (NT == 1 && bulk) {
         const int nks = (a.K + BULK_K - 1) / BULK_K, tiles = (a.N + 15) / 16;
         if (GEMV_SHORT_RING && nks <= SHORT_RING && tiles <= 2 * gpu_sm_count()) launch_epi<1, SHORT_RING>(s, pdl, part, layer, epi, a);

@@ -26,7 +26,7 @@ static half f2h(float f) { return __float2half(f); }
 
 struct Case { const char *name; int epi, N, K, B, norm; };
 static int g_pdl;                   /* launched as the model launches it (PDL on sm_90) */
-static int g_bulk;                  /* sm_90: k_gemv takes the bulk-copy kernel unless told to stream */
+static int g_bulk;                  /* k_gemv takes the bulk-copy kernel unless told to stream (gemv_has_bulk) */
 
 /* what the kernel's output rows should be, in double: x normalized like rms_apply, then W x */
 static std::vector<double> reference(const Case &c, const std::vector<half> &W, const std::vector<half> &x,
@@ -201,7 +201,7 @@ static void bench(void) {
     CUDA_CHECK(cudaMemset(y, 0, 32 * 32000 * sizeof(half)));
     CUDA_CHECK(cudaMalloc(&nw, 5632 * sizeof(half)));
     CUDA_CHECK(cudaMemset(nw, 0x33, 5632 * sizeof(half)));
-    for (int stream = 0; stream <= (f.cc_major >= 9); stream++) {
+    for (int stream = 0; stream <= gemv_has_bulk(); stream++) {
         for (int B = 1; B <= 32; B += 31)
             for (const Op &op : ops) {
                 const size_t bytes = (size_t)op.N * op.K * sizeof(half);
@@ -254,7 +254,8 @@ int main(int argc, char **argv) {
         {"vocab-wide", EPI_STORE, 32000, 2048, 2, 1},
         {"down_proj + residual", EPI_RESIDUAL, 2048, 5632, 32, 0},
     };
-    g_pdl = g_bulk = gpu_cc_major() >= 9;
+    g_pdl = gpu_cc_major() >= 9;
+    g_bulk = gemv_has_bulk();
     uint64_t seed = 1;
     for (const Case &c : cases) check_case(c, seed += 10);
     return check_done("test_gemv");
