@@ -34,7 +34,9 @@
  *   busy_eager_b1_d40    the lesson's regime: H200 7-10%, T4 ~40%; the faster GPU has the
  *                        wider gaps (mistake #14)
  *   busy_graph_b1_d0     85-95%: one launch per step, kernels back to back; what is left are
- *                        the ~2 us boundaries between 113 kernels of 1-40 us
+ *                        the ~2 us boundaries between 113 kernels of 1-40 us (an empty
+ *                        kernel's costs 0.5 us in a graph, test_gemv --bench; the rest is each
+ *                        kernel's own first and last microseconds)
  *   batch 32             the same launches at the same cost; busy rises as far as the kernels
  *                        grow (H200, eager: 1.5-1.6 -> 1.7-1.8 ms of kernels per step, busy
  *                        32-47% -> 36-52%: the step is memory-bound; a T4's kernels grow more)
