@@ -35,15 +35,15 @@
  *                        wider gaps (mistake #14)
  *   busy_graph_b1_d0     85-95%: one launch per step, kernels back to back; what is left are
  *                        the ~2 us boundaries between 113 kernels of 1-40 us (an empty
- *                        kernel's costs 0.5 us in a graph, test_gemv --bench; the rest is each
- *                        kernel's own first and last microseconds)
+ *                        kernel's boundary costs 0.5 us in a graph, test_gemv --bench; the rest
+ *                        is each kernel's own first and last microseconds)
  *   batch 32             the same launches at the same cost; busy rises as far as the kernels
  *                        grow (H200, eager: 1.5-1.6 -> 1.7-1.8 ms of kernels per step, busy
  *                        32-47% -> 36-52%: the step is memory-bound; a T4's kernels grow more)
  *   gap_median_us        eager d40 ~45 (dispatch + launch); eager d0 4-8; graph ~2 (the
  *                        kernel boundaries a graph keeps)
  *   launch_api_us        4-6 us per cudaLaunchKernel; one cudaGraphLaunch of 113 kernels
- *                        100-160 us
+ *                        (158 at batch 32) 85-210 us, varying with the host from run to run
  *   crossover_us         predicted (GPU time per step / launches - launch call): H200 about
  *                        -1 us, overhead-bound with no dispatcher at all, measured 0-5 us;
  *                        T4 10-15 us
