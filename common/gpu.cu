@@ -41,6 +41,8 @@ static int once(int *v, cudaDeviceAttr a) {
 int gpu_cc_major(void) { static int cc; return once(&cc, cudaDevAttrComputeCapabilityMajor); }
 int gpu_sm_count(void) { static int n; return once(&n, cudaDevAttrMultiProcessorCount); }
 int gpu_smem_optin(void) { static int n; return once(&n, cudaDevAttrMaxSharedMemoryPerBlockOptin); }
+int gpu_smem_per_sm(void) { static int n; return once(&n, cudaDevAttrMaxSharedMemoryPerMultiprocessor); }
+int gpu_smem_reserved(void) { static int n; return once(&n, cudaDevAttrReservedSharedMemoryPerBlock); }
 
 void gpu_facts(GpuFacts *g) {
     int n = 0, dev = 0, drv = 0;

@@ -293,6 +293,10 @@ __device__ __forceinline__ void gemv_tiles(const GemvArgs &a) {
 #endif
 enum { BULK_K = GEMV_BULK_K, BULK_ROW = BULK_K + 32,   /* a row of a stage, 64 bytes of padding: rows g and g+1 in other banks */
        BULK_STAGE = 16 * BULK_ROW, BULK_THREADS = GEMV_THREADS + 32, BULK_X_BYTES = 16384 };
+/* the bulk kernel's dynamic shared memory: a ring of `ring` stages and their barriers, then x of xbytes */
+static int bulk_smem_bytes(int ring, int xbytes) {
+    return ring * (BULK_STAGE * (int)sizeof(half) + 2 * (int)sizeof(uint64_t)) + xbytes;
+}
 
 __device__ __forceinline__ uint32_t smem_addr(const void *p) { return (uint32_t)__cvta_generic_to_shared(p); }
 __device__ __forceinline__ void mbar_init(uint64_t *b, int count) {
@@ -436,17 +440,21 @@ static void gemv_launch(cudaStream_t s, int pdl, Part part, int layer, GemvArgs 
                        : EPI == EPI_RESIDUAL ? "gemv_residual"
                        : EPI == EPI_SILU_MUL ? "gemv_gate_up_silu" : "gemv_lm_head";
     const int threads = RING ? (int)BULK_THREADS : (int)GEMV_THREADS;
-    const int ring = RING * (BULK_STAGE * (int)sizeof(half) + 2 * (int)sizeof(uint64_t));   /* and its barriers */
-    const int smem = RING ? ring + a.B * a.K * (int)sizeof(half) : 0, smem_max = RING ? ring + BULK_X_BYTES : 0;
     static int resident = 0;            /* this kernel's blocks that fit on the GPU at once */
+    static int least = 0;               /* the fewest bytes a short-ring block asks for (see SHORT_RING) */
+    if (!resident && RING && RING < GEMV_STAGES) {
+        cudaFuncAttributes fa;
+        CUDA_CHECK(cudaFuncGetAttributes(&fa, kernel));
+        least = gpu_smem_per_sm() / 3 - gpu_smem_reserved() - (int)fa.sharedSizeBytes + 1;
+    }
+    const int smem = RING ? max(bulk_smem_bytes(RING, a.B * a.K * (int)sizeof(half)), least) : 0;
+    const int smem_max = RING ? max(bulk_smem_bytes(RING, BULK_X_BYTES), least) : 0;
     if (!resident) {
-        int dev, sms, per_sm;
-        CUDA_CHECK(cudaGetDevice(&dev));
-        CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+        int per_sm;
         if (RING) CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_max));
         CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem_max));
         if (per_sm < 1) die("gemv: %s does not fit on an SM (%d bytes of shared memory)", name, smem_max);
-        resident = RING == GEMV_STAGES ? sms : sms * per_sm;
+        resident = RING == GEMV_STAGES ? gpu_sm_count() : gpu_sm_count() * per_sm;
     }
     const int tiles8 = (a.N + 7) / 8, tiles16 = (a.N + 15) / 16;
     a.tile8 = !RING && GEMV_TILE8 && (EPI == EPI_STORE || EPI == EPI_RESIDUAL) && tiles8 <= resident;
@@ -471,7 +479,10 @@ static void launch_epi(cudaStream_t s, int pdl, Part part, int layer, int epi, c
  * (gate/up's 143 KB after o_proj), which under programmatic dependent launch starts its
  * copies while this one runs: graph batch 1 0.933 -> 0.918-0.926 ms (tests/gpu/PERF_LOG.md,
  * v16). (qkv would fit beside down_proj's 150 KB only if the SM kept all 228 KB for shared
- * memory; asking for that cost the attention more than qkv gained.) */
+ * memory; asking for that cost the attention more than qkv gained.) A short-ring block asks
+ * for at least a third of the SM (gemv_launch), so that no more than two share one: on an
+ * H200 three fit once a block needs 480 bytes less than now, and then o_proj's and qkv's
+ * copies pile onto fewer SMs: 768 bytes less made graph batch 1 0.921 -> 0.989 ms (v18). */
 enum { SHORT_RING = 2 };
 
 /* sm_90 and up, where a block may hold the full ring: an H100/H200 has 227 KB for one block,
@@ -481,8 +492,7 @@ int gemv_has_bulk(void) {
     if (fits < 0) {
         cudaFuncAttributes fa;
         CUDA_CHECK(cudaFuncGetAttributes(&fa, gemv_lm_head<1, GEMV_STAGES>));
-        const size_t ring = GEMV_STAGES * (BULK_STAGE * sizeof(half) + 2 * sizeof(uint64_t)) + BULK_X_BYTES;
-        fits = gpu_cc_major() >= 9 && fa.sharedSizeBytes + ring <= (size_t)gpu_smem_optin();
+        fits = gpu_cc_major() >= 9 && fa.sharedSizeBytes + bulk_smem_bytes(GEMV_STAGES, BULK_X_BYTES) <= (size_t)gpu_smem_optin();
     }
     return fits;
 }
