@@ -442,20 +442,20 @@ static void gemv_launch(cudaStream_t s, int pdl, Part part, int layer, GemvArgs 
     const int threads = RING ? (int)BULK_THREADS : (int)GEMV_THREADS;
     static int resident = 0;            /* this kernel's blocks that fit on the GPU at once */
     static int least = 0;               /* the fewest bytes a short-ring block asks for (see SHORT_RING) */
-    if (!resident && RING && RING < GEMV_STAGES) {
-        cudaFuncAttributes fa;
-        CUDA_CHECK(cudaFuncGetAttributes(&fa, kernel));
-        least = gpu_smem_per_sm() / 3 - gpu_smem_reserved() - (int)fa.sharedSizeBytes + 1;
-    }
-    const int smem = RING ? max(bulk_smem_bytes(RING, a.B * a.K * (int)sizeof(half)), least) : 0;
-    const int smem_max = RING ? max(bulk_smem_bytes(RING, BULK_X_BYTES), least) : 0;
     if (!resident) {
+        if (RING && RING < GEMV_STAGES) {
+            cudaFuncAttributes fa;
+            CUDA_CHECK(cudaFuncGetAttributes(&fa, kernel));
+            least = gpu_smem_per_sm() / 3 - gpu_smem_reserved() - (int)fa.sharedSizeBytes + 1;
+        }
+        const int smem_max = RING ? max(bulk_smem_bytes(RING, BULK_X_BYTES), least) : 0;
         int per_sm;
         if (RING) CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_max));
         CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem_max));
         if (per_sm < 1) die("gemv: %s does not fit on an SM (%d bytes of shared memory)", name, smem_max);
         resident = RING == GEMV_STAGES ? gpu_sm_count() : gpu_sm_count() * per_sm;
     }
+    const int smem = RING ? max(bulk_smem_bytes(RING, a.B * a.K * (int)sizeof(half)), least) : 0;
     const int tiles8 = (a.N + 7) / 8, tiles16 = (a.N + 15) / 16;
     a.tile8 = !RING && GEMV_TILE8 && (EPI == EPI_STORE || EPI == EPI_RESIDUAL) && tiles8 <= resident;
     const int tiles = a.tile8 ? tiles8 : tiles16, cap = RING ? resident : GEMV_GRID_WAVES * resident;
