@@ -29,11 +29,11 @@
  *   time_sync_after_ms    the step plus what is left of the queued prefill: graph 0.4-1 ms too
  *                         long on an H200; eager 0-0.6 ms, as its 446 launches keep the host
  *                         busy through most of the ~2 ms prefill
- *   time_sync_both_ms     the step: H200 eager 2.3-4 ms, graph 0.9-1.1 ms; T4 9-14 ms
+ *   time_sync_both_ms     the step: H200 eager 2.3-4 ms, graph 0.85-1.1 ms; T4 9-14 ms
  *   time_events_ms        behind a queue the host runs ahead, so the GPU meets no gaps: H200 eager
  *                         2.1-3.1 ms, below the synced 2.3-3.5 ms; graph the same as synced
- *   matmul_nosync_tflops  H200 ~70,000 against a peak of 989; T4 tens of thousands against 65
- *   matmul_synced_tflops  H200 650-750; T4 25-50
+ *   matmul_nosync_tflops  H200 37,000-70,000 against a peak of 989; T4 tens of thousands against 65
+ *   matmul_synced_tflops  H200 650-760; T4 25-50
  *   implicit_sync_*_ms    d2h, free and legacy ~50 (they waited for the queue); malloc 0.02-0.2 and
  *                         the non-blocking stream ~0.03 (they did not), on a CUDA 13 driver
  *   bench_range_pct_*     without the sync the first sample carries 3 warm-up matmuls: ~300%;

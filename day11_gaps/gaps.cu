@@ -44,8 +44,8 @@
  *                        kernel boundaries a graph keeps)
  *   launch_api_us        4-6 us per cudaLaunchKernel; one cudaGraphLaunch of 113 kernels
  *                        (158 at batch 32) 85-210 us, varying with the host from run to run
- *   crossover_us         predicted (GPU time per step / launches - launch call): H200 about
- *                        -1 us, overhead-bound with no dispatcher at all, measured 0-5 us;
+ *   crossover_us         predicted (GPU time per step / launches - launch call): H200 -1 to
+ *                        -3 us, overhead-bound with no dispatcher at all, measured 0-5 us;
  *                        T4 10-15 us
  * It proves acceptance question 5 (gaps mean the GPU waits for the CPU; the two cures are
  * fewer launches - fusion, CUDA graphs - and more work per launch - batch) and self-tests
