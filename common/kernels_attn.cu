@@ -7,7 +7,10 @@
  * depends on L alone (a row's result is the same in any batch) and a short context is not
  * cut finer than a merge is worth. A long context's slices (more than ATTN_SLICE_KEYS keys)
  * run on several SMs, and one block merges them (flash-decoding: see attn_kv for which).
- * Within a slice each warp takes 16 keys at a time on tensor cores (attend_slice). */
+ * Within a slice each warp takes 16 keys at a time on tensor cores (attend_slice). Under
+ * programmatic dependent launch a block starts while the GEMV before it still runs, and copies
+ * the keys already in the cache into shared memory then (KvStage); after the wait only q, the
+ * new key and what did not fit are read: graph batch 1 0.899 -> 0.847 ms (tests/gpu/PERF_LOG.md, v19). */
 #include <cooperative_groups.h>
 #include "kernels.cuh"
 #include "gpu.h"
@@ -90,6 +93,77 @@ __device__ __forceinline__ uint32_t pack_h2(half lo, half hi) {
     return *(uint32_t *)&h;
 }
 
+/* The rounds of a warp's keys that sit in the KV cache before the kernel starts, copied into
+ * the block's dynamic shared memory (cp.async, sm_80+) while the kernel before still runs:
+ * lane by lane the fragments load() would take, so each lane reads back only what it copied
+ * (no barrier) and the arithmetic is unchanged. Rounds [0, n) of a warp, n as many as
+ * %dynamic_smem_size holds; none when the launch gives no shared memory. */
+template <int HD>
+struct KvStage {
+    static constexpr int KS = HD / 16, NT = HD / 8;
+    static constexpr int K_BYTES = 2 * KS * 8, LANE_BYTES = K_BYTES + 4 * NT * 2;   /* a lane's round */
+    static constexpr int ROUND_BYTES = KV_WARPS * 32 * LANE_BYTES;                 /* a block's round */
+    unsigned char *p;                   /* this warp's round 0 */
+    int lane;
+    __device__ KvStage(int warp, int l) : lane(l) {
+        extern __shared__ __align__(16) unsigned char kv_stage[];
+        p = kv_stage + warp * 32 * LANE_BYTES;
+    }
+    /* K fragment (n, s) at p + ((n KS + s) 32 + lane) 8; V's i at p + K_BYTES 32 + (i 32 + lane) 2NT */
+    __device__ unsigned char *kp(int r, int n, int s) { return p + r * ROUND_BYTES + ((n * KS + s) * 32 + lane) * 8; }
+    __device__ unsigned char *vp(int r, int i) { return p + r * ROUND_BYTES + K_BYTES * 32 + (i * 32 + lane) * 2 * NT; }
+    /* copy the rounds from kb0 (step 16 KV_WARPS) whose keys are all below end; returns how many */
+    __device__ int copy(const half *kc, const half *vc, int kb0, int end, int g, int q4) {
+        int rounds = 0;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+        uint32_t bytes;
+        asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(bytes));
+        for (int kb = kb0; rounds < (int)bytes / ROUND_BYTES && kb + 16 <= end; kb += 16 * KV_WARPS, rounds++) {
+#pragma unroll
+            for (int n = 0; n < 2; n++)
+#pragma unroll
+                for (int s = 0; s < KS; s++) cp<8>(kp(rounds, n, s), kc + (long long)(kb + 8 * n + g) * HD + 4 * q4 + 16 * s);
+#pragma unroll
+            for (int i = 0; i < 4; i++) {
+                const half *v = vc + (long long)(kb + (i >> 1) * 8 + 2 * q4 + (i & 1)) * HD + g * NT;
+                if constexpr (NT >= 8)
+#pragma unroll
+                    for (int b = 0; b < NT / 8; b++) cp<16>(vp(rounds, i) + 16 * b, v + 8 * b);
+                else cp<2 * NT>(vp(rounds, i), v);
+            }
+        }
+        asm volatile("cp.async.commit_group;" ::: "memory");
+#endif
+        return rounds;
+    }
+    __device__ void wait(void) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+        asm volatile("cp.async.wait_all;" ::: "memory");
+#endif
+    }
+    __device__ void read(int r, uint2 (&kf)[2][KS], half (&vf)[4][NT]) {
+#pragma unroll
+        for (int n = 0; n < 2; n++)
+#pragma unroll
+            for (int s = 0; s < KS; s++) kf[n][s] = *(const uint2 *)kp(r, n, s);
+#pragma unroll
+        for (int i = 0; i < 4; i++) {
+            if constexpr (NT == 2) *(uint32_t *)vf[i] = *(const uint32_t *)vp(r, i);
+            else if constexpr (NT == 4) *(uint2 *)vf[i] = *(const uint2 *)vp(r, i);
+            else
+#pragma unroll
+                for (int b = 0; b < NT / 8; b++) ((int4 *)vf[i])[b] = ((const int4 *)vp(r, i))[b];
+        }
+    }
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    template <int BYTES>                /* 4, 8 or 16 aligned bytes */
+    __device__ static void cp(void *dst, const void *src) {
+        asm volatile("cp.async.ca.shared.global [%0], [%1], %2;" ::"r"((uint32_t)__cvta_generic_to_shared(dst)), "l"(src),
+                     "n"(BYTES) : "memory");
+    }
+#endif
+};
+
 /* one slice of one (query, kv head): keys [sp * chunk, min(L, (sp + 1) * chunk)) for the G
  * q heads of kv head kvh, on tensor cores. Warp w takes the slice's 16-key groups w, w + 8,
  * ...: S = Q K^T with the G heads as the mma's rows (rows G..15 are zero), the online softmax
@@ -110,13 +184,7 @@ __device__ __forceinline__ void attend_slice(const AttnArgs &a, int t, int kvh, 
     const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, g = lane >> 2, q4 = lane & 3;
     const int j0 = sp * chunk, j1 = min(L, j0 + chunk);
     const float scale = rsqrtf((float)HD) * 1.4426950409f;     /* scores in log2 units */
-
-    uint2 qf[KS];                                              /* head g's row of A (0 past G) */
-    const half *qp = a.q + (long long)t * a.q_stride + (kvh * G + g) * HD + 4 * q4;
-#pragma unroll
-    for (int s = 0; s < KS; s++) qf[s] = g < G ? __ldg((const uint2 *)(qp + 16 * s)) : make_uint2(0u, 0u);
     const long long base = (((long long)row * a.nkv + kvh) * a.max_seq) * HD;
-    float m = -INFINITY, l = 0.f, o[NT][4] = {};
     /* a step's 16 keys: k rows kb + g and kb + 8 + g; v rows kb + 2q4, +1, kb + 8 + 2q4, +1 */
     auto load = [&](int kb, uint2 (&kf)[2][KS], half (&vf)[4][NT]) {
 #pragma unroll
@@ -135,10 +203,24 @@ __device__ __forceinline__ void attend_slice(const AttnArgs &a, int t, int kvh, 
                 for (int d = 0; d < NT; d++) vf[i][d] = __ushort_as_half(0);
         }
     };
-    for (int kb = j0 + warp * 16; kb < j1; kb += 16 * KV_WARPS) {
-        uint2 kf[2][KS];
-        half vf[4][NT];
-        load(kb, kf, vf);
+    /* Before the wait: the warp's first rounds whose 16 keys are all old (below L - 1, the
+     * key the kernel before writes) are copied into shared memory, each lane its own
+     * fragments, as many rounds as the launch gave room for (see k_attention) */
+    KvStage<HD> stage(warp, lane);
+    const int staged = stage.copy(a.kc + base, a.vc + base, j0 + warp * 16, min(j1, L - 1), g, q4);
+    const int ku = j0 + warp * 16 + 16 * KV_WARPS * staged;   /* the first round not staged */
+    pdl_wait();
+    uint2 qf[KS];                                              /* head g's row of A (0 past G) */
+    const half *qp = a.q + (long long)t * a.q_stride + (kvh * G + g) * HD + 4 * q4;
+#pragma unroll
+    for (int s = 0; s < KS; s++) qf[s] = g < G ? __ldg((const uint2 *)(qp + 16 * s)) : make_uint2(0u, 0u);
+    uint2 kf[2][KS];                                           /* round ku, in flight during the staged ones */
+    half vf[4][NT];
+    if (ku < j1) load(ku, kf, vf);
+    stage.wait();
+    float m = -INFINITY, l = 0.f, o[NT][4] = {};
+    /* one round: the 16 keys from kb, their K and V fragments in kf and vf */
+    auto step = [&](int kb, const uint2 (&kf)[2][KS], const half (&vf)[4][NT]) {
         float sc[2][4] = {};
 #pragma unroll
         for (int n = 0; n < 2; n++)
@@ -174,6 +256,16 @@ __device__ __forceinline__ void attend_slice(const AttnArgs &a, int t, int kvh, 
             mma16816(o[j], hi0, 0u, hi2, 0u, v0, v1);
             mma16816(o[j], lo0, 0u, lo2, 0u, v0, v1);
         }
+    };
+    for (int r = 0; r < staged; r++) {
+        uint2 sk[2][KS];
+        half sv[4][NT];
+        stage.read(r, sk, sv);
+        step(j0 + warp * 16 + 16 * KV_WARPS * r, sk, sv);
+    }
+    for (int kb = ku; kb < j1; kb += 16 * KV_WARPS) {
+        if (kb != ku) load(kb, kf, vf);
+        step(kb, kf, vf);
     }
     l += __shfl_xor_sync(0xffffffffu, l, 1);
     l += __shfl_xor_sync(0xffffffffu, l, 2);
@@ -211,7 +303,7 @@ template <int HD, bool CLUSTER>
 __global__ void __launch_bounds__(KV_THREADS) attn_kv(AttnArgs a) {
     __shared__ __align__(16) float res[CLUSTER ? ((2 * MAXG + 3) & ~3) + MAXG * HD : 1];
     __shared__ int is_last;
-    pdl_wait();
+    /* positions are written two or more kernels before (pdl_wait): read before the wait */
     const int kvh = blockIdx.x, t = blockIdx.y, sp = blockIdx.z, G = a.nh / a.nkv, L = a.pos[t] + 1;
     const int chunk = max(ATTN_SLICE_KEYS, (L + a.splits - 1) / a.splits), slices = (L + chunk - 1) / chunk;
     /* a slice's partial result: m[G], l[G] (padded to 4 floats), then acc[G][HD] */
@@ -220,6 +312,7 @@ __global__ void __launch_bounds__(KV_THREADS) attn_kv(AttnArgs a) {
     half *out = a.out + (long long)t * a.out_stride + kvh * G * HD;
     if (sp < slices)                                            /* else the query needs fewer slices */
         attend_slice<HD>(a, t, kvh, sp, L, chunk, slices, CLUSTER ? res : p0 + sp * stride, out);
+    else pdl_wait();
     if (slices == 1) return;
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     if (CLUSTER) {
@@ -359,6 +452,29 @@ int attn_supported(int nh, int nkv, int hd) {
 
 long long attn_part_floats(int slices, int group, int hd) { return (long long)slices * (((2 * group + 3) & ~3) + group * hd); }
 
+/* A decode attention launch gives each warp's first rounds of old keys shared memory (KvStage):
+ * ATTN_STAGE_ROUNDS rounds (2 x 32 KB at head_dim 64; 1 and 4 were slower, v19), or as many as
+ * max_seq keys need, and only under programmatic dependent launch, where the copies overlap the
+ * kernel before. */
+#ifndef ATTN_STAGE_ROUNDS
+#define ATTN_STAGE_ROUNDS 2
+#endif
+
+template <int HD, bool CLUSTER>
+static void launch_kv(cudaStream_t s, int pdl, int layer, dim3 grid, int cz, const AttnArgs *a) {
+    static int most = -1;               /* what the kernel may ask for */
+    if (most < 0) {
+        cudaFuncAttributes fa;
+        CUDA_CHECK(cudaFuncGetAttributes(&fa, attn_kv<HD, CLUSTER>));
+        most = min(ATTN_STAGE_ROUNDS * KvStage<HD>::ROUND_BYTES, gpu_smem_optin() - (int)fa.sharedSizeBytes);
+        most -= most % KvStage<HD>::ROUND_BYTES;
+        CUDA_CHECK(cudaFuncSetAttribute(attn_kv<HD, CLUSTER>, cudaFuncAttributeMaxDynamicSharedMemorySize, most));
+    }
+    const int rounds = (a->max_seq + 16 * KV_WARPS - 1) / (16 * KV_WARPS);
+    const int smem = pdl ? min(most, rounds * KvStage<HD>::ROUND_BYTES) : 0;
+    LAUNCH_CLUSTER(pdl, cz, P_ATTN, layer, "attention", (attn_kv<HD, CLUSTER>), grid, KV_THREADS, smem, s, *a);
+}
+
 void k_attention(cudaStream_t s, int pdl, int layer, const AttnArgs *a) {
     if (a->splits < 1 || a->splits > ATTN_MAX_SPLITS) die("attention: %d slices, expected 1..%d", a->splits, ATTN_MAX_SPLITS);
     if (a->one_row) {
@@ -377,9 +493,9 @@ void k_attention(cudaStream_t s, int pdl, int layer, const AttnArgs *a) {
     const int zs = min(a->splits, (a->max_seq + ATTN_SLICE_KEYS - 1) / ATTN_SLICE_KEYS);
     dim3 grid(a->nkv, a->T, zs);
     const int cz = gpu_cc_major() >= 9 && a->T <= ATTN_CLUSTER_ROWS && zs > 1 ? zs : 0;
-#define ATTN_KV(HD)                                                                                               \
-    if (cz) LAUNCH_CLUSTER(pdl, cz, P_ATTN, layer, "attention", (attn_kv<HD, true>), grid, KV_THREADS, 0, s, *a); \
-    else LAUNCH_PDL(pdl, P_ATTN, layer, "attention", (attn_kv<HD, false>), grid, KV_THREADS, 0, s, *a);
+#define ATTN_KV(HD)                                             \
+    if (cz) launch_kv<HD, true>(s, pdl, layer, grid, cz, a); \
+    else launch_kv<HD, false>(s, pdl, layer, grid, 0, a);
     switch (a->hd) {
     case 16: ATTN_KV(16); break;
     case 32: ATTN_KV(32); break;
