@@ -9,7 +9,7 @@
  *      CUDA events. Before each sample the previous request's prefill is still queued
  *      (someone else's tail), which is what the sync *before* is for.
  *   2. an 8192 x 8192 fp16 matmul (1.1 TFLOP) timed without a sync: an absurd TFLOP/s,
- *      hundreds of times this GPU's peak, next to the synced figure.
+ *      tens of times this GPU's peak, next to the synced figure.
  *   3. the calls that synchronize although nobody asked them to: while ~50 ms of GPU work
  *      is queued, the host time of a device-to-host cudaMemcpy (the .item() of C), of
  *      cudaMalloc and cudaFree, and of waiting on the legacy default stream vs on a
@@ -29,10 +29,10 @@
  *   time_sync_after_ms    the step plus what is left of the queued prefill: graph 0.4-1 ms too
  *                         long on an H200; eager 0-0.6 ms, as its 446 launches keep the host
  *                         busy through most of the ~2 ms prefill
- *   time_sync_both_ms     the step: H200 eager 2.3-4 ms, graph 0.85-1.1 ms; T4 9-14 ms
+ *   time_sync_both_ms     the step: H200 eager 2.3-4 ms, graph 0.8-1.1 ms; T4 9-14 ms
  *   time_events_ms        behind a queue the host runs ahead, so the GPU meets no gaps: H200 eager
  *                         2.1-3.1 ms, below the synced 2.3-3.5 ms; graph the same as synced
- *   matmul_nosync_tflops  H200 37,000-70,000 against a peak of 989; T4 tens of thousands against 65
+ *   matmul_nosync_tflops  H200 37,000-73,000 against a peak of 989; T4 tens of thousands against 65
  *   matmul_synced_tflops  H200 650-760; T4 25-50
  *   implicit_sync_*_ms    d2h, free and legacy ~50 (they waited for the queue); malloc 0.02-0.2 and
  *                         the non-blocking stream ~0.03 (they did not), on a CUDA 13 driver

@@ -33,7 +33,7 @@
  *                         the fixed 1-3 us of each small kernel weighs more. T4: the GEMVs 70-85%
  *   gemm_ms_per_step      H200 1.1 ms against a 0.46 ms floor (gemm_bw_eff ~40%: GEMVs this
  *                         small cannot fill an H200); T4 7.5-10 ms against 6.9 ms (70-90%)
- *   gemm_path_ms_fused    the fused step's own GEMVs: H200 ~0.8 ms of its ~0.95 ms path (under
+ *   gemm_path_ms_fused    the fused step's own GEMVs: H200 ~0.8 ms of its ~0.9 ms path (under
  *                         programmatic dependent launch kernels overlap; the path counts what
  *                         the step waits on, the GPU times count the waits too)
  *   profiler_overhead_pct 10-30%: the tracer makes every launch slower (mistake #11)

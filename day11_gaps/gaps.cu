@@ -29,21 +29,21 @@
  * What to expect (key=value lines; rows in results/rows.tsv). Everything runs under the
  * tracer, which makes each launch slower (day10's profiler_overhead_pct). H200: this kit's
  * run; T4: the lesson's expectations and the same arithmetic, not measured here.
- *   busy_eager_b1_d0     H200 30-50%: even this C launch loop (~10 us per op under the tracer)
+ *   busy_eager_b1_d0     H200 25-50%: even this C launch loop (~10 us per op under the tracer)
  *                        trails kernels of ~4 us; T4, whose kernels take 3-5x longer: 70-95%
- *   busy_eager_b1_d40    the lesson's regime: H200 7-10%, T4 ~40%; the faster GPU has the
+ *   busy_eager_b1_d40    the lesson's regime: H200 6-10%, T4 ~40%; the faster GPU has the
  *                        wider gaps (mistake #14)
- *   busy_graph_b1_d0     85-95%: one launch per step, kernels back to back; what is left are
+ *   busy_graph_b1_d0     80-95%: one launch per step, kernels back to back; what is left are
  *                        the ~2 us boundaries between 113 kernels of 1-40 us (an empty
  *                        kernel's boundary costs 0.5 us in a graph, test_gemv --bench; the rest
  *                        is each kernel's own first and last microseconds)
  *   batch 32             the same launches at the same cost; busy rises as far as the kernels
  *                        grow (H200, eager: 1.5-1.6 -> 1.7-1.8 ms of kernels per step, busy
- *                        32-47% -> 36-52%: the step is memory-bound; a T4's kernels grow more)
- *   gap_median_us        eager d40 ~45 (dispatch + launch); eager d0 4-8; graph ~2 (the
+ *                        25-47% -> 29-52%: the step is memory-bound; a T4's kernels grow more)
+ *   gap_median_us        eager d40 45-50 (dispatch + launch); eager d0 4-8; graph ~2 (the
  *                        kernel boundaries a graph keeps)
- *   launch_api_us        4-6 us per cudaLaunchKernel; one cudaGraphLaunch of 113 kernels
- *                        (158 at batch 32) 85-210 us, varying with the host from run to run
+ *   launch_api_us        4-7 us per cudaLaunchKernel; one cudaGraphLaunch of 113 kernels
+ *                        (158 at batch 32) 85-290 us, varying with the host from run to run
  *   crossover_us         predicted (GPU time per step / launches - launch call): H200 -1 to
  *                        -3 us, overhead-bound with no dispatcher at all, measured 0-5 us;
  *                        T4 10-15 us
