@@ -206,17 +206,18 @@ __device__ __forceinline__ void attend_slice(const AttnArgs &a, int t, int kvh, 
     /* Before the wait: the warp's first rounds whose 16 keys are all old (below L - 1, the
      * key the kernel before writes) are copied into shared memory, each lane its own
      * fragments, as many rounds as the launch gave room for (see k_attention) */
+    const int kb0 = j0 + warp * 16;                            /* this warp's first round */
     KvStage<HD> stage(warp, lane);
-    const int staged = stage.copy(a.kc + base, a.vc + base, j0 + warp * 16, min(j1, L - 1), g, q4);
-    const int ku = j0 + warp * 16 + 16 * KV_WARPS * staged;   /* the first round not staged */
+    const int staged = stage.copy(a.kc + base, a.vc + base, kb0, min(j1, L - 1), g, q4);
+    const int ku = kb0 + 16 * KV_WARPS * staged;               /* the first round not staged */
     pdl_wait();
     uint2 qf[KS];                                              /* head g's row of A (0 past G) */
     const half *qp = a.q + (long long)t * a.q_stride + (kvh * G + g) * HD + 4 * q4;
 #pragma unroll
     for (int s = 0; s < KS; s++) qf[s] = g < G ? __ldg((const uint2 *)(qp + 16 * s)) : make_uint2(0u, 0u);
-    uint2 kf[2][KS];                                           /* round ku, in flight during the staged ones */
-    half vf[4][NT];
-    if (ku < j1) load(ku, kf, vf);
+    uint2 kn[2][KS];                                           /* round ku, in flight during the staged ones */
+    half vn[4][NT];
+    if (ku < j1) load(ku, kn, vn);
     stage.wait();
     float m = -INFINITY, l = 0.f, o[NT][4] = {};
     /* one round: the 16 keys from kb, their K and V fragments in kf and vf */
@@ -261,11 +262,11 @@ __device__ __forceinline__ void attend_slice(const AttnArgs &a, int t, int kvh, 
         uint2 sk[2][KS];
         half sv[4][NT];
         stage.read(r, sk, sv);
-        step(j0 + warp * 16 + 16 * KV_WARPS * r, sk, sv);
+        step(kb0 + 16 * KV_WARPS * r, sk, sv);
     }
     for (int kb = ku; kb < j1; kb += 16 * KV_WARPS) {
-        if (kb != ku) load(kb, kf, vf);
-        step(kb, kf, vf);
+        if (kb != ku) load(kb, kn, vn);
+        step(kb, kn, vn);
     }
     l += __shfl_xor_sync(0xffffffffu, l, 1);
     l += __shfl_xor_sync(0xffffffffu, l, 2);
