@@ -277,9 +277,11 @@ __device__ __forceinline__ void gemv_tiles(const GemvArgs &a) {
  * decode GEMV at batch 1). Its ninth warp only loads: lane r hands the copy engine
  * (cp.async.bulk) row r of the tile, BULK_K columns (2 KB) at a time, into a ring of RING
  * shared-memory stages that complete on mbarriers. With the full ring (GEMV_STAGES, one block
- * per SM) 128 KB of weights are in flight per SM from the kernel's first instruction (before
- * it waits for the kernel it depends on), where the streaming kernel's 16 warps hold 64 KB and
- * refill them only after each use.
+ * per SM) it keeps GEMV_INFLIGHT stages (64 KB) in flight from the kernel's first instruction
+ * (before it waits for the kernel it depends on), and the ring's other slots hold stages that
+ * have landed until the computing warps get to them. Not more in flight: every byte requested
+ * is queued in the memory system ahead of the reads that come after it (x, the epilogue's,
+ * the next kernels'), and 128 KB per SM made the step 2% slower (tests/gpu/PERF_LOG.md, v20).
  * x, normalised once, sits in shared memory beside the ring. The eight computing warps take
  * 16-byte fragments from the ring in the same order, with the same arithmetic, as the
  * streaming kernel takes them from registers, so a row comes out bit for bit the same.
@@ -287,6 +289,9 @@ __device__ __forceinline__ void gemv_tiles(const GemvArgs &a) {
  * 2.4, 2 KB at 3.9 (lm_head; tests/gpu/PERF_LOG.md v14). */
 #ifndef GEMV_STAGES
 #define GEMV_STAGES 4
+#endif
+#ifndef GEMV_INFLIGHT
+#define GEMV_INFLIGHT 2                 /* stages a block keeps in flight, of its ring's GEMV_STAGES (v20) */
 #endif
 #ifndef GEMV_BULK_K
 #define GEMV_BULK_K 1024
@@ -347,8 +352,9 @@ __device__ __forceinline__ void gemv_bulk_tiles(const GemvArgs &a) {
                          ::"r"(smem_addr(ring + slot * BULK_STAGE + lane * BULK_ROW)), "l"(a.w + (long long)n * a.K + k0),
                          "r"(bytes), "r"(smem_addr(&full[slot])), "l"(policy) : "memory");
     };
+    constexpr int INFLIGHT = RING < GEMV_STAGES || RING < GEMV_INFLIGHT ? RING : GEMV_INFLIGHT;
     if (warp == GEMV_WARPS)             /* weights do not depend on the kernel before */
-        for (int i = 0; i < min(stages, RING); i++) load_stage(i);
+        for (int i = 0; i < min(stages, INFLIGHT); i++) load_stage(i);
     EpiIn<1> early;                     /* nor, with epi_early, the first tile's epilogue inputs */
     if (a.epi_early && warp == 0) {
         const int r0 = tile_row<EPI>(a, blockIdx.x, 0, g), r1 = tile_row<EPI>(a, blockIdx.x, 1, g);
@@ -356,8 +362,11 @@ __device__ __forceinline__ void gemv_bulk_tiles(const GemvArgs &a) {
     }
     pdl_wait();
     if (a.norm_w) norm_scales(a, rs);
-    if (warp == GEMV_WARPS) {
-        for (int i = RING; i < stages; i++) load_stage(i);
+    if (warp == GEMV_WARPS) {           /* stage i once stage i - INFLIGHT has landed */
+        for (int i = INFLIGHT; i < stages; i++) {
+            mbar_wait(&full[(i - INFLIGHT) % RING], (i - INFLIGHT) / RING & 1);
+            load_stage(i);
+        }
         return;
     }
     for (int i = threadIdx.x * 8; i < a.B * a.K; i += GEMV_THREADS * 8) {   /* x into shared memory, normalised */
