@@ -33,7 +33,7 @@
  *   first_gemm_ms       H200: ~140 ms for the first cuBLAS GEMM of a process, 1-20 ms for each new
  *                       shape after it, against second_gemm_ms 0.02-0.1 ms; a shape seen before in
  *                       the process (v after k) is fast on its first call
- *   first_generate_ms   2-3x warm_generate_ms (H200: ~200-280 vs ~75-115 ms); the excess sits in the
+ *   first_generate_ms   2-3x warm_generate_ms (H200: ~200-290 vs ~75-115 ms); the excess sits in the
  *                       first prefill (~160 ms) and the first decode step (~10 ms), not in later steps
  *   warm_generate_ms    (64-token prompt + 32 new tokens, eager) H200: 75-115 ms; T4: 300-600 ms
  *   warm_range_pct      under 10 on a quiet machine; eager generates are host-bound, so a busy or

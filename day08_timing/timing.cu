@@ -26,13 +26,13 @@
  *   time_nosync_ms        the host's launch time: H200 2.2-4 ms, close to the synced step because
  *                         the eager step is host-bound there; T4 2-5 ms, well below its 9-14 ms
  *                         step (GPU-bound). Graph: 0.002-0.02 ms on both, whatever the step takes
- *   time_sync_after_ms    the step plus what is left of the queued prefill: graph 0.4-1 ms too
+ *   time_sync_after_ms    the step plus what is left of the queued prefill: graph 0.35-1 ms too
  *                         long on an H200; eager 0-0.6 ms, as its 446 launches keep the host
  *                         busy through most of the ~2 ms prefill
  *   time_sync_both_ms     the step: H200 eager 2.3-4 ms, graph 0.8-1.1 ms; T4 9-14 ms
  *   time_events_ms        behind a queue the host runs ahead, so the GPU meets no gaps: H200 eager
- *                         2.1-3.1 ms, below the synced 2.3-3.5 ms; graph the same as synced
- *   matmul_nosync_tflops  H200 37,000-73,000 against a peak of 989; T4 tens of thousands against 65
+ *                         2.1-3.2 ms, most runs below the synced 2.3-3.5 ms; graph the same as synced
+ *   matmul_nosync_tflops  H200 28,000-73,000 against a peak of 989; T4 tens of thousands against 65
  *   matmul_synced_tflops  H200 650-760; T4 25-50
  *   implicit_sync_*_ms    d2h, free and legacy ~50 (they waited for the queue); malloc 0.02-0.2 and
  *                         the non-blocking stream ~0.03 (they did not), on a CUDA 13 driver
