@@ -352,6 +352,7 @@ __device__ __forceinline__ void gemv_bulk_tiles(const GemvArgs &a) {
                          ::"r"(smem_addr(ring + slot * BULK_STAGE + lane * BULK_ROW)), "l"(a.w + (long long)n * a.K + k0),
                          "r"(bytes), "r"(smem_addr(&full[slot])), "l"(policy) : "memory");
     };
+    /* stages in flight: a short ring asks for its whole tile at once */
     constexpr int INFLIGHT = RING < GEMV_STAGES || RING < GEMV_INFLIGHT ? RING : GEMV_INFLIGHT;
     if (warp == GEMV_WARPS)             /* weights do not depend on the kernel before */
         for (int i = 0; i < min(stages, INFLIGHT); i++) load_stage(i);
