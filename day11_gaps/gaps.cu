@@ -38,14 +38,14 @@
  *                        kernel's boundary costs 0.5 us in a graph, test_gemv --bench; the rest
  *                        is each kernel's own first and last microseconds)
  *   batch 32             the same launches at the same cost; busy rises as far as the kernels
- *                        grow (H200, eager: 1.5-1.6 -> 1.7-1.8 ms of kernels per step, busy
+ *                        grow (H200, eager: 1.5-1.6 -> 1.65-1.8 ms of kernels per step, busy
  *                        25-47% -> 29-52%: the step is memory-bound; a T4's kernels grow more)
- *   gap_median_us        eager d40 45-50 (dispatch + launch); eager d0 4-8; graph ~2 (the
+ *   gap_median_us        eager d40 45-50 (dispatch + launch); eager d0 4-9; graph 2-3.5 (the
  *                        kernel boundaries a graph keeps)
  *   launch_api_us        4-7 us per cudaLaunchKernel; one cudaGraphLaunch of 113 kernels
  *                        (158 at batch 32) 85-290 us, varying with the host from run to run
  *   crossover_us         predicted (GPU time per step / launches - launch call): H200 -1 to
- *                        -3 us, overhead-bound with no dispatcher at all, measured 0-5 us;
+ *                        -3.5 us, overhead-bound with no dispatcher at all, measured 0-5 us;
  *                        T4 10-15 us
  * It proves acceptance question 5 (gaps mean the GPU waits for the CPU; the two cures are
  * fewer launches - fusion, CUDA graphs - and more work per launch - batch) and self-tests
