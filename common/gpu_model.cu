@@ -42,8 +42,8 @@ struct GpuModel {
     int *h_pos, batch;
     /* scratch for tok_cap tokens */
     half *hidden, *xn, *qkv, *attn, *gu, *act, *tmp, *logits, *xlast;
-    float *sq, *rs, *part;
-    int *counter;
+    float *sq, *rs, *part, *gemv_part;   /* part, counter: the attention's slices; gemv_*: the split GEMV's */
+    int *counter, *gemv_counter;
     int *d_ids, *d_row, *d_tpos;   /* prefill, per token: id, row, position */
     int *d_rowid;                  /* 0, 1, ..., max_batch - 1 */
     cudaGraphExec_t graph[2][65];  /* [graph, graph_eager][batch] */
@@ -161,6 +161,7 @@ static void step_fused(GpuModel *m, int B) {
     a.B = B, a.eps = c->norm_eps, a.pos = m->d_pos, a.cos_t = m->cos_t, a.sin_t = m->sin_t;
     a.nh = c->n_heads, a.nkv = c->n_kv_heads, a.hd = c->head_dim, a.max_seq = m->max_seq;
     a.epi_early = pdl;      /* every GEMV's residual and positions were written two or more kernels before */
+    a.part = m->gemv_part, a.counter = m->gemv_counter;     /* NULL up to GEMV_NORM_ROWS rows */
     k_embed(m->st, pdl, m->d_tok, m->w.embed, m->hidden, B, dim);
     for (int l = 0; l < c->n_layers; l++) {
         const LayerWeights *L = &m->w.layer[l];
@@ -384,7 +385,10 @@ GpuModel *gpu_model_open(const GpuModelOpts *o) {
     const long long qkvd = qd + 2 * kvd;
     m->kv_layer = (long long)m->max_batch * kvd * m->max_seq;
     double kv_bytes = 2.0 * c->n_layers * m->kv_layer * sizeof(half);
-    double scratch = (double)T * (3 * c->dim + qkvd + qd + 3 * H + c->vocab) * sizeof(half) + 64e6;
+    int widest = c->vocab > 2 * H ? c->vocab : 2 * H;          /* the widest W a decode GEMV reads */
+    if (qkvd > widest) widest = (int)qkvd;
+    const long long gemv_floats = m->max_batch > GEMV_NORM_ROWS ? gemv_part_floats(widest) : 0;   /* the split GEMV's */
+    double scratch = (double)T * (3 * c->dim + qkvd + qd + 3 * H + c->vocab) * sizeof(half) + gemv_floats * 4.0 + 64e6;
     size_t free_b, total_b;
     CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
     double need = model_weight_bytes_fp16(c) + kv_bytes + scratch;
@@ -429,6 +433,11 @@ GpuModel *gpu_model_open(const GpuModelOpts *o) {
     m->part = (float *)dalloc(sizeof(float) * attn_part_floats(slices, c->n_heads / c->n_kv_heads, c->head_dim));
     m->counter = (int *)dalloc(sizeof(int) * T * c->n_kv_heads);
     CUDA_CHECK(cudaMemsetAsync(m->counter, 0, sizeof(int) * T * c->n_kv_heads, m->st));
+    if (gemv_floats) {
+        m->gemv_part = (float *)dalloc(sizeof(float) * gemv_floats);
+        m->gemv_counter = (int *)dalloc(sizeof(int) * (widest + 15) / 16);
+        CUDA_CHECK(cudaMemsetAsync(m->gemv_counter, 0, sizeof(int) * (widest + 15) / 16, m->st));
+    }
     long long maxtok = (long long)m->max_batch * m->max_seq;
     m->d_ids = (int *)dalloc(sizeof(int) * maxtok);
     m->d_row = (int *)dalloc(sizeof(int) * maxtok);
@@ -447,7 +456,8 @@ void gpu_model_free(GpuModel *m) {
         for (int b = 0; b <= 64; b++)
             if (m->graph[g][b]) CUDA_CHECK(cudaGraphExecDestroy(m->graph[g][b]));
     void *bufs[] = {m->kc, m->vc, m->cos_t, m->sin_t, m->d_tok, m->d_pos, m->hidden, m->xn, m->tmp, m->xlast,
-                    m->qkv, m->attn, m->gu, m->act, m->logits, m->sq, m->rs, m->part, m->counter, m->d_ids,
+                    m->qkv, m->attn, m->gu, m->act, m->logits, m->sq, m->rs, m->part, m->counter, m->gemv_part,
+                    m->gemv_counter, m->d_ids,
                     m->d_row, m->d_tpos, m->d_rowid, m->cublas_ws};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) CUDA_CHECK(cudaFree(bufs[i]));
     CUDA_CHECK(cudaFreeHost(m->h_tok));

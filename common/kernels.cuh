@@ -101,12 +101,15 @@ typedef struct {
     const int *pos; const half *cos_t, *sin_t; half *kc, *vc; int nh, nkv, hd, max_seq;
     int epi_early;  /* 1: the epilogue's inputs (the residual y; pos) were not written by the kernel
                      * just before, so the bulk kernel reads them before it waits for that one */
-    int stream;     /* 1: the register-streaming kernel even on sm_90 (the tests compare the two) */
+    float *part; int *counter;  /* scratch for the split kernel (B > GEMV_NORM_ROWS): gemv_part_floats(N)
+                                 * floats and (N + 15) / 16 counters, zeroed once; NULL: streaming */
+    int stream;     /* 1: the register-streaming kernel, whatever else could run (the tests compare) */
     int tile8;      /* set by k_gemv: the tile height (8 or 16 rows) it chose */
 } GemvArgs;
 enum { GEMV_MAX_ROWS = 32, GEMV_NORM_ROWS = 8 };
 void k_gemv(cudaStream_t s, int pdl, Part part, int layer, int epi, const GemvArgs *a);
 int gemv_has_bulk(void);    /* this GPU runs the bulk-copy kernel (sm_90+ with room for its ring) */
+long long gemv_part_floats(int N);  /* the split kernel's scratch for an N-row W */
 
 /* ---- device helpers shared by the kernel files ---- */
 #ifdef __CUDACC__

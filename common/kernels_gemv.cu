@@ -1,6 +1,6 @@
 /* The decode GEMV: y = W x for B <= 32 rows of x, W [N][K] fp16 read once for all of them.
  * A decode step is this kernel streaming 2.2 GB of weights, so it is built for bandwidth.
- * Two kernels share everything but the way the weights arrive:
+ * Three kernels share everything but the way the weights and x arrive:
  *   - streaming (any GPU): a block works on tiles of 16 output rows (8 where 16 would leave
  *     resident blocks idle, see gemv_launch; a resident grid walks all of them, the next
  *     tile's loads in flight while the last one is reduced); its 8 warps split K, each lane
@@ -10,16 +10,20 @@
  *     a ring of shared memory with the block's tiles while the other eight compute from it
  *     (gemv_bulk_tiles): one block per SM with a 128 KB ring, or, for o_proj and qkv, one
  *     block per tile with a ring just as deep (see launch_nt). At batch 1 it takes 11-34%
- *     less time.
- * Both:
+ *     less time;
+ *   - split (any GPU, more than GEMV_NORM_ROWS rows of x): a block's warps each take one
+ *     tile and the same eighth of K, whose x columns wait in shared memory; the eight
+ *     eighths of a tile meet in global memory (gemv_split_tiles). At batch 32 it takes
+ *     6% (qkv, o_proj) to 27% (down_proj) less of the step (tests/gpu/PERF_LOG.md, v21).
+ * All three:
  *   - tensor cores do the arithmetic (mma m16n8k16, fp32 accumulation; m16n8k8 on sm_75):
  *     the 16 rows are the A operand, up to 8 rows of x the B operand, so B = 1 costs the
  *     same instructions as B = 8 and every weight is used for all rows at once. K is read
  *     in a permuted order (lane t of a quad holds k 8t..8t+7 of a 32-wide chunk, in W and x
  *     alike), which keeps every load 16 bytes wide and leaves the sum unchanged;
- *   - the split over warps is added in a fixed order, and a row of x meets the same
+ *   - the split of K over warps is added in a fixed order, and a row of x meets the same
  *     instructions whatever B is, so its result is bit for bit the same at any batch size
- *     and in either kernel.
+ *     and in any of the kernels.
  * The neighbours it fuses:
  *   prologue  RMSNorm of x (B <= GEMV_NORM_ROWS; beyond that the caller runs rmsnorm, which
  *             does the same arithmetic)
@@ -273,6 +277,101 @@ __device__ __forceinline__ void gemv_tiles(const GemvArgs &a) {
     }
 }
 
+/* The split GEMV (B > GEMV_NORM_ROWS, any GPU, with scratch in a.part and a.counter). At
+ * batch 32 the streaming kernel waits an L2 round trip for x at every chunk: its 8 warps
+ * split K, so each reads every column of x, 32 rows of it, for only 16 weight rows. Warp w
+ * of the streaming kernel adds chunks w, w + 8, w + 16, ... of K (chain w); here a block
+ * takes one chain of 8 tiles, a tile a warp, so it needs only an eighth of x's columns,
+ * which it copies into shared memory once. Each warp streams its tile's chain through a
+ * ring of GEMV_SPLIT_DEPTH chunks in registers and reads x from shared memory; the chain's
+ * sums go to a.part, and the warp that ends a tile's eighth chain adds the eight in the
+ * streaming kernel's order and runs the epilogue. The chunks, their order and every
+ * instruction on them are the streaming kernel's, so a row comes out bit for bit the same.
+ * Every block is resident at once (launch_nt takes it only then): 8 x ceil(N / 128) blocks,
+ * so at batch 32 on an H200 it takes qkv, o_proj and down_proj, not gate/up or lm_head. */
+#ifndef GEMV_SPLIT_DEPTH
+#define GEMV_SPLIT_DEPTH 8
+#endif
+enum { SPLIT = -1,                      /* the split kernel's RING (see gemv_launch) */
+       SPLIT_SMEM_MAX = 48 * 1024 };    /* the most x it holds: K <= 6144 at 32 rows */
+/* the split kernel's shared memory: its chain's columns of x for nt * 8 rows */
+static int split_smem_bytes(int nt, int K) {
+    return ((K + CHUNK - 1) / CHUNK + GEMV_WARPS - 1) / GEMV_WARPS * nt * 8 * CHUNK * (int)sizeof(half);
+}
+template <int NT, int EPI>
+__device__ __forceinline__ void gemv_split_tiles(const GemvArgs &a) {
+    extern __shared__ __align__(128) unsigned char dyn_smem[];
+    half *xs = (half *)dyn_smem;        /* this chain's columns of x: [chunk i][row][32] */
+    constexpr int R = NT * 8, D = GEMV_SPLIT_DEPTH;
+    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
+    const int nch = (a.K + CHUNK - 1) / CHUNK, w = blockIdx.x % GEMV_WARPS;
+    const int nw = (nch - w + GEMV_WARPS - 1) / GEMV_WARPS;          /* chunks in the chain (K >= 256: >= 1) */
+    const int tile = blockIdx.x / GEMV_WARPS * GEMV_WARPS + warp;
+    const int r0 = tile_row<EPI>(a, tile, 0, g), r1 = tile_row<EPI>(a, tile, 1, g);
+    const bool live = tile < (a.N + 15) / 16;
+    int4 wa[D], wb[D];
+    auto load = [&](int d, int i) {     /* chunk i of the chain into slot d */
+        const int k = (w + i * GEMV_WARPS) * CHUNK + 8 * t;
+        wa[d] = wb[d] = make_int4(0, 0, 0, 0);
+        if (live && i < nw && k < a.K) {
+            if (r0 < a.N) wa[d] = load_stream(a.w + (long long)r0 * a.K + k);
+            if (r1 < a.N) wb[d] = load_stream(a.w + (long long)r1 * a.K + k);
+        }
+    };
+#pragma unroll
+    for (int d = 0; d < D; d++) load(d, d);  /* weights do not depend on the kernel before */
+    pdl_wait();
+    for (int p = threadIdx.x; p < nw * R * 4; p += GEMV_THREADS) {   /* x's chain columns into shared memory */
+        const int q = p & 3, row = (p >> 2) % R, i = (p >> 2) / R, k = (w + i * GEMV_WARPS) * CHUNK + 8 * q;
+        int4 v = make_int4(0, 0, 0, 0);
+        if (row < a.B && k < a.K) v = *(const int4 *)(a.x + (long long)row * a.x_stride + k);
+        *(int4 *)(xs + ((i * R + row) * CHUNK + 8 * q)) = v;
+    }
+    __syncthreads();
+    if (!live) return;                  /* a warp past the last tile: the whole warp (mma needs every lane) */
+    float c[NT][4] = {};
+    for (int i0 = 0; i0 < nw; i0 += D) {
+#pragma unroll
+        for (int d = 0; d < D; d++) {
+            const int i = i0 + d, k = (w + i * GEMV_WARPS) * CHUNK + 8 * t;
+            if (i >= nw) break;                                    /* the same for the whole warp */
+#pragma unroll
+            for (int nt = 0; nt < NT; nt++) {
+                int4 xv = make_int4(0, 0, 0, 0);
+                if (k < a.K) xv = *(const int4 *)(xs + ((i * R + nt * 8 + g) * CHUNK + 8 * t));
+                mma_chunk(c[nt], wa[d], wb[d], xv);
+            }
+            if (i + D < nw) load(d, i + D);
+        }
+    }
+    /* the chain's sums to a.part; the warp that counts the tile's eighth chain adds all eight
+     * in the streaming kernel's order (0, 1, ... 7) and runs the epilogue */
+    float *part = a.part + (long long)tile * GEMV_WARPS * NT * 4 * 32;
+#pragma unroll
+    for (int nt = 0; nt < NT; nt++)
+#pragma unroll
+        for (int j = 0; j < 4; j++) __stcg(part + ((w * NT + nt) * 4 + j) * 32 + lane, c[nt][j]);
+    __threadfence();                    /* the sums are seen before the count that says so */
+    __syncwarp();
+    int done = 0;
+    if (lane == 0) done = atomicAdd(&a.counter[tile], 1);
+    if (__shfl_sync(0xffffffffu, done, 0) != GEMV_WARPS - 1) return;
+    __threadfence();
+#pragma unroll
+    for (int nt = 0; nt < NT; nt++)
+#pragma unroll
+        for (int j = 0; j < 4; j++) {
+            float sum = 0.f;
+#pragma unroll
+            for (int v = 0; v < GEMV_WARPS; v++) sum += __ldcg(part + ((v * NT + nt) * 4 + j) * 32 + lane);
+            c[nt][j] = sum;
+        }
+    if (lane == 0) a.counter[tile] = 0;  /* ready for the next launch */
+    EpiIn<NT> e;
+    epi_read<NT, EPI>(a, e, r0, r1, r0 < a.N, r1 < a.N, t);
+    gemv_epilogue<NT, EPI>(a, c, e, r0, r1, r0 < a.N, r1 < a.N, t);
+}
+
 /* The bulk-copy GEMV (sm_90), for a few rows of x (B x K x 2 bytes <= BULK_X_BYTES: every
  * decode GEMV at batch 1). Its ninth warp only loads: lane r hands the copy engine
  * (cp.async.bulk) row r of the tile, BULK_K columns (2 KB) at a time, into a ring of RING
@@ -406,10 +505,14 @@ __device__ __forceinline__ void gemv_bulk_tiles(const GemvArgs &a) {
 #endif
 }
 
-/* one kernel name per job, so a profile says what ran; RING > 0 picks the sm_90 kernel with
- * a ring of that many stages */
-#define GEMV_BOUNDS __launch_bounds__(RING ? (int)BULK_THREADS : (int)GEMV_THREADS, RING ? 1 : GEMV_MIN_BLOCKS)
-#define GEMV_BODY(EPI) { if constexpr (RING > 0) gemv_bulk_tiles<EPI, RING>(a); else gemv_tiles<NT, EPI>(a); }
+/* one kernel name per job, so a profile says what ran; RING picks the kernel: 0 streaming,
+ * SPLIT the split one, > 0 the sm_90 bulk one with a ring of that many stages */
+#define GEMV_BOUNDS __launch_bounds__(RING > 0 ? (int)BULK_THREADS : (int)GEMV_THREADS, RING > 0 ? 1 : GEMV_MIN_BLOCKS)
+#define GEMV_BODY(EPI) {                                                                      \
+    if constexpr (RING > 0) gemv_bulk_tiles<EPI, RING>(a);                                    \
+    else if constexpr (RING == SPLIT) gemv_split_tiles<NT, EPI>(a);                           \
+    else gemv_tiles<NT, EPI>(a);                                                              \
+}
 template <int NT, int RING> __global__ void GEMV_BOUNDS gemv_qkv_rope_append(GemvArgs a) GEMV_BODY(EPI_QKV_ROPE)
 template <int NT, int RING> __global__ void GEMV_BOUNDS gemv_residual(GemvArgs a) GEMV_BODY(EPI_RESIDUAL)
 template <int NT, int RING> __global__ void GEMV_BOUNDS gemv_gate_up_silu(GemvArgs a) GEMV_BODY(EPI_SILU_MUL)
@@ -441,7 +544,7 @@ template <int NT, int RING> __global__ void GEMV_BOUNDS gemv_lm_head(GemvArgs a)
  * (GEMV_STAGES) one block per SM walks them; with a short one every tile has its own block
  * (see launch_nt). A row's arithmetic is the same either way. */
 template <int NT, int EPI, int RING>
-static void gemv_launch(cudaStream_t s, int pdl, Part part, int layer, GemvArgs a) {
+static bool gemv_launch(cudaStream_t s, int pdl, Part part, int layer, GemvArgs a) {
     void (*kernel)(GemvArgs) = EPI == EPI_QKV_ROPE ? gemv_qkv_rope_append<NT, RING>
                                : EPI == EPI_RESIDUAL ? gemv_residual<NT, RING>
                                : EPI == EPI_SILU_MUL ? gemv_gate_up_silu<NT, RING>
@@ -449,37 +552,44 @@ static void gemv_launch(cudaStream_t s, int pdl, Part part, int layer, GemvArgs 
     const char *name = EPI == EPI_QKV_ROPE ? "gemv_qkv_rope_append"
                        : EPI == EPI_RESIDUAL ? "gemv_residual"
                        : EPI == EPI_SILU_MUL ? "gemv_gate_up_silu" : "gemv_lm_head";
-    const int threads = RING ? (int)BULK_THREADS : (int)GEMV_THREADS;
+    const int threads = RING > 0 ? (int)BULK_THREADS : (int)GEMV_THREADS;
     static int resident = 0;            /* this kernel's blocks that fit on the GPU at once */
     static int least = 0;               /* the fewest bytes a short-ring block asks for (see SHORT_RING) */
     if (!resident) {
-        if (RING && RING < GEMV_STAGES) {
+        if (RING > 0 && RING < GEMV_STAGES) {
             cudaFuncAttributes fa;
             CUDA_CHECK(cudaFuncGetAttributes(&fa, kernel));
             least = gpu_smem_per_sm() / 3 - gpu_smem_reserved() - (int)fa.sharedSizeBytes + 1;
         }
-        const int smem_max = RING ? max(bulk_smem_bytes(RING, BULK_X_BYTES), least) : 0;
+        const int smem_max = RING > 0 ? max(bulk_smem_bytes(RING, BULK_X_BYTES), least) : RING == SPLIT ? SPLIT_SMEM_MAX : 0;
         int per_sm;
-        if (RING) CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_max));
+        if (RING > 0) CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_max));
         CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem_max));
         if (per_sm < 1) die("gemv: %s does not fit on an SM (%d bytes of shared memory)", name, smem_max);
         resident = RING == GEMV_STAGES ? gpu_sm_count() : gpu_sm_count() * per_sm;
     }
-    const int smem = RING ? max(bulk_smem_bytes(RING, a.B * a.K * (int)sizeof(half)), least) : 0;
     const int tiles8 = (a.N + 7) / 8, tiles16 = (a.N + 15) / 16;
+    if (RING == SPLIT) {                /* every chain of every 8 tiles, all resident, or not at all */
+        const int blocks = (tiles16 + GEMV_WARPS - 1) / GEMV_WARPS * GEMV_WARPS;
+        if (blocks > resident) return false;
+        LAUNCH_PDL(pdl, part, layer, name, kernel, blocks, threads, split_smem_bytes(NT, a.K), s, a);
+        return true;
+    }
+    const int smem = RING ? max(bulk_smem_bytes(RING, a.B * a.K * (int)sizeof(half)), least) : 0;
     a.tile8 = !RING && GEMV_TILE8 && (EPI == EPI_STORE || EPI == EPI_RESIDUAL) && tiles8 <= resident;
     const int tiles = a.tile8 ? tiles8 : tiles16, cap = RING ? resident : GEMV_GRID_WAVES * resident;
     if (RING && RING < GEMV_STAGES && tiles > resident) die("gemv: %s: %d tiles for %d blocks (a bug in launch_nt)", name, tiles, resident);
     LAUNCH_PDL(pdl, part, layer, name, kernel, tiles < cap ? tiles : cap, threads, smem, s, a);
+    return true;
 }
 
 template <int NT, int RING>
-static void launch_epi(cudaStream_t s, int pdl, Part part, int layer, int epi, const GemvArgs &a) {
+static bool launch_epi(cudaStream_t s, int pdl, Part part, int layer, int epi, const GemvArgs &a) {
     switch (epi) {
-    case EPI_QKV_ROPE: gemv_launch<NT, EPI_QKV_ROPE, RING>(s, pdl, part, layer, a); break;
-    case EPI_RESIDUAL: gemv_launch<NT, EPI_RESIDUAL, RING>(s, pdl, part, layer, a); break;
-    case EPI_SILU_MUL: gemv_launch<NT, EPI_SILU_MUL, RING>(s, pdl, part, layer, a); break;
-    default: gemv_launch<NT, EPI_STORE, RING>(s, pdl, part, layer, a); break;
+    case EPI_QKV_ROPE: return gemv_launch<NT, EPI_QKV_ROPE, RING>(s, pdl, part, layer, a);
+    case EPI_RESIDUAL: return gemv_launch<NT, EPI_RESIDUAL, RING>(s, pdl, part, layer, a);
+    case EPI_SILU_MUL: return gemv_launch<NT, EPI_SILU_MUL, RING>(s, pdl, part, layer, a);
+    default: return gemv_launch<NT, EPI_STORE, RING>(s, pdl, part, layer, a);
     }
 }
 
@@ -510,12 +620,18 @@ int gemv_has_bulk(void) {
 template <int NT>
 static void launch_nt(cudaStream_t s, int pdl, Part part, int layer, int epi, const GemvArgs &a) {
     const bool bulk = GEMV_BULK && !a.stream && (long long)a.B * a.K * sizeof(half) <= BULK_X_BYTES && gemv_has_bulk();
+    if constexpr (NT > 1)                /* the split kernel where all its blocks fit at once */
+        if (a.part && !a.stream && a.K >= GEMV_WARPS * CHUNK && split_smem_bytes(NT, a.K) <= SPLIT_SMEM_MAX &&
+            launch_epi<NT, SPLIT>(s, pdl, part, layer, epi, a))
+            return;
     if (NT == 1 && bulk) {
         const int nks = (a.K + BULK_K - 1) / BULK_K, tiles = (a.N + 15) / 16;
         if (GEMV_SHORT_RING && nks <= SHORT_RING && tiles <= 2 * gpu_sm_count()) launch_epi<1, SHORT_RING>(s, pdl, part, layer, epi, a);
         else launch_epi<1, GEMV_STAGES>(s, pdl, part, layer, epi, a);
     } else launch_epi<NT, 0>(s, pdl, part, layer, epi, a);
 }
+
+long long gemv_part_floats(int N) { return (N + 15) / 16 * (long long)GEMV_WARPS * 4 * 4 * 32; }
 
 void k_gemv(cudaStream_t s, int pdl, Part part, int layer, int epi, const GemvArgs *a) {
     if (a->B < 1 || a->B > GEMV_MAX_ROWS || (a->norm_w && a->B > GEMV_NORM_ROWS) || a->K % 8 ||

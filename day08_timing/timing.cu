@@ -32,12 +32,12 @@
  *   time_sync_both_ms     the step: H200 eager 2.3-4 ms, graph 0.8-1.1 ms; T4 9-14 ms
  *   time_events_ms        behind a queue the host runs ahead, so the GPU meets no gaps: H200 eager
  *                         2.1-3.2 ms, most runs below the synced 2.3-3.5 ms; graph the same as synced
- *   matmul_nosync_tflops  H200 28,000-73,000 against a peak of 989; T4 tens of thousands against 65
+ *   matmul_nosync_tflops  H200 27,000-73,000 against a peak of 989; T4 tens of thousands against 65
  *   matmul_synced_tflops  H200 650-760; T4 25-50
  *   implicit_sync_*_ms    d2h, free and legacy ~50 (they waited for the queue); malloc 0.02-0.2 and
  *                         the non-blocking stream ~0.03 (they did not), on a CUDA 13 driver
  *   bench_range_pct_*     without the sync the first sample carries 3 warm-up matmuls: ~300%;
- *                         with it, under 10%
+ *                         with it, about 10% (one slow sample of ten can put it just over)
  *   events_minus_wall_us  -5 to -50 around the same call with an empty queue
  * It proves acceptance question 2 (an unsynced timer measures the hand-over), self-test 1
  * and mistakes #4 and #5.

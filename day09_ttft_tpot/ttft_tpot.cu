@@ -27,13 +27,15 @@
  * this kit (synthetic weights); T4 figures are the lesson's estimates:
  *   floors              T4: TPOT 6.9 ms, TTFT(200) 6.9 ms (compute 6.8);
  *                       H200 (4.8 TB/s, 989 TFLOP/s): TPOT 0.46 ms, TTFT(200) 0.46 ms (compute 0.45)
- *   tpot_ms (eager)     H200: 2.3-3.6 ms, ratio 5-8 (446 launches a step cost more than the GPU's
+ *   tpot_ms (eager)     H200: 2.3-3.8 ms, ratio 5-8.5 (446 launches a step cost more than the GPU's
  *                       work); T4: 9-14 ms, ratio 1.3-2 (the GPU's work dominates)
  *   tpot_ms_graph       H200: ~0.83 ms, ratio ~1.8: the same bytes, one launch; the rest is the
  *                       kernels' own bandwidth efficiency
- *   ttft_ms (200 tok)   H200: ~2.1 ms (ttft_over_tpot ~0.6-0.9: the prefill runs fused, the step
+ *   ttft_ms (200 tok)   H200: ~2.1 ms (ttft_over_tpot ~0.55-0.9: the prefill runs fused, the step
  *                       eager); T4: 10-40 ms
- *   three methods       within 10-20% of each other (H200: TTFT within 2%, the eager TPOT 1-15%)
+ *   three methods       within 10-20% of each other (H200: TTFT within 2%; the eager TPOT 1-15%,
+ *                       up to 50% in a run whose host is slow: the events, with no sync between
+ *                       steps, let the host run ahead, which the other two do not)
  *   total_over_n_ms_8   200-token prompt: TPOT + (TTFT - TPOT) / 8 against the TPOT of the same
  *                       runs, close to it when TTFT ~ TPOT (on an H200 15% below to 3% above:
  *                       the TTFT is close to the eager TPOT); 1024-token prompt with the graph decode: +50% or
