@@ -110,6 +110,7 @@ enum { GEMV_MAX_ROWS = 32, GEMV_NORM_ROWS = 8 };
 void k_gemv(cudaStream_t s, int pdl, Part part, int layer, int epi, const GemvArgs *a);
 int gemv_has_bulk(void);    /* this GPU runs the bulk-copy kernel (sm_90+ with room for its ring) */
 long long gemv_part_floats(int N);  /* the split kernel's scratch for an N-row W */
+int gemv_takes_split(const GemvArgs *a);    /* 1: k_gemv runs the split kernel for a */
 
 /* ---- device helpers shared by the kernel files ---- */
 #ifdef __CUDACC__

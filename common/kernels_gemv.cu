@@ -544,7 +544,7 @@ template <int NT, int RING> __global__ void GEMV_BOUNDS gemv_lm_head(GemvArgs a)
  * (GEMV_STAGES) one block per SM walks them; with a short one every tile has its own block
  * (see launch_nt). A row's arithmetic is the same either way. */
 template <int NT, int EPI, int RING>
-static bool gemv_launch(cudaStream_t s, int pdl, Part part, int layer, GemvArgs a) {
+static void gemv_launch(cudaStream_t s, int pdl, Part part, int layer, GemvArgs a) {
     void (*kernel)(GemvArgs) = EPI == EPI_QKV_ROPE ? gemv_qkv_rope_append<NT, RING>
                                : EPI == EPI_RESIDUAL ? gemv_residual<NT, RING>
                                : EPI == EPI_SILU_MUL ? gemv_gate_up_silu<NT, RING>
@@ -569,27 +569,26 @@ static bool gemv_launch(cudaStream_t s, int pdl, Part part, int layer, GemvArgs 
         resident = RING == GEMV_STAGES ? gpu_sm_count() : gpu_sm_count() * per_sm;
     }
     const int tiles8 = (a.N + 7) / 8, tiles16 = (a.N + 15) / 16;
-    if (RING == SPLIT) {                /* every chain of every 8 tiles, all resident, or not at all */
+    if (RING == SPLIT) {                /* every chain of every 8 tiles, all resident */
         const int blocks = (tiles16 + GEMV_WARPS - 1) / GEMV_WARPS * GEMV_WARPS;
-        if (blocks > resident) return false;
+        if (blocks > resident) die("gemv: %s: %d split blocks for %d resident (a bug in gemv_takes_split)", name, blocks, resident);
         LAUNCH_PDL(pdl, part, layer, name, kernel, blocks, threads, split_smem_bytes(NT, a.K), s, a);
-        return true;
+        return;
     }
     const int smem = RING ? max(bulk_smem_bytes(RING, a.B * a.K * (int)sizeof(half)), least) : 0;
     a.tile8 = !RING && GEMV_TILE8 && (EPI == EPI_STORE || EPI == EPI_RESIDUAL) && tiles8 <= resident;
     const int tiles = a.tile8 ? tiles8 : tiles16, cap = RING ? resident : GEMV_GRID_WAVES * resident;
     if (RING && RING < GEMV_STAGES && tiles > resident) die("gemv: %s: %d tiles for %d blocks (a bug in launch_nt)", name, tiles, resident);
     LAUNCH_PDL(pdl, part, layer, name, kernel, tiles < cap ? tiles : cap, threads, smem, s, a);
-    return true;
 }
 
 template <int NT, int RING>
-static bool launch_epi(cudaStream_t s, int pdl, Part part, int layer, int epi, const GemvArgs &a) {
+static void launch_epi(cudaStream_t s, int pdl, Part part, int layer, int epi, const GemvArgs &a) {
     switch (epi) {
-    case EPI_QKV_ROPE: return gemv_launch<NT, EPI_QKV_ROPE, RING>(s, pdl, part, layer, a);
-    case EPI_RESIDUAL: return gemv_launch<NT, EPI_RESIDUAL, RING>(s, pdl, part, layer, a);
-    case EPI_SILU_MUL: return gemv_launch<NT, EPI_SILU_MUL, RING>(s, pdl, part, layer, a);
-    default: return gemv_launch<NT, EPI_STORE, RING>(s, pdl, part, layer, a);
+    case EPI_QKV_ROPE: gemv_launch<NT, EPI_QKV_ROPE, RING>(s, pdl, part, layer, a); break;
+    case EPI_RESIDUAL: gemv_launch<NT, EPI_RESIDUAL, RING>(s, pdl, part, layer, a); break;
+    case EPI_SILU_MUL: gemv_launch<NT, EPI_SILU_MUL, RING>(s, pdl, part, layer, a); break;
+    default: gemv_launch<NT, EPI_STORE, RING>(s, pdl, part, layer, a); break;
     }
 }
 
@@ -617,13 +616,30 @@ int gemv_has_bulk(void) {
     return fits;
 }
 
+/* The split kernel takes a launch of more than GEMV_NORM_ROWS rows when it has its scratch
+ * and all its blocks, 8 x ceil(N / 128), fit on the GPU at once: at batch 32 on an H200 qkv,
+ * o_proj and down_proj (160, 128, 128 of 264), on a T4 none of TinyLlama's (80 fit). Every
+ * split kernel has 256 threads, at most 128 registers and no static shared memory, so one
+ * stands for all. */
+int gemv_takes_split(const GemvArgs *a) {
+    static int resident = 0;
+    if (!resident) {
+        int per_sm;
+        CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, gemv_residual<4, SPLIT>, GEMV_THREADS, SPLIT_SMEM_MAX));
+        resident = per_sm * gpu_sm_count();
+    }
+    return a->B > GEMV_NORM_ROWS && a->part && !a->stream && a->K >= GEMV_WARPS * CHUNK &&
+           split_smem_bytes((a->B + 7) / 8, a->K) <= SPLIT_SMEM_MAX && (a->N + 127) / 128 * GEMV_WARPS <= resident;
+}
+
 template <int NT>
 static void launch_nt(cudaStream_t s, int pdl, Part part, int layer, int epi, const GemvArgs &a) {
     const bool bulk = GEMV_BULK && !a.stream && (long long)a.B * a.K * sizeof(half) <= BULK_X_BYTES && gemv_has_bulk();
-    if constexpr (NT > 1)                /* the split kernel where all its blocks fit at once */
-        if (a.part && !a.stream && a.K >= GEMV_WARPS * CHUNK && split_smem_bytes(NT, a.K) <= SPLIT_SMEM_MAX &&
-            launch_epi<NT, SPLIT>(s, pdl, part, layer, epi, a))
+    if constexpr (NT > 1)
+        if (gemv_takes_split(&a)) {
+            launch_epi<NT, SPLIT>(s, pdl, part, layer, epi, a);
             return;
+        }
     if (NT == 1 && bulk) {
         const int nks = (a.K + BULK_K - 1) / BULK_K, tiles = (a.N + 15) / 16;
         if (GEMV_SHORT_RING && nks <= SHORT_RING && tiles <= 2 * gpu_sm_count()) launch_epi<1, SHORT_RING>(s, pdl, part, layer, epi, a);

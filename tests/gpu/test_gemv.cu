@@ -124,7 +124,9 @@ static void check_case(const Case &c, uint64_t seed) {
         differ += memcmp(one.data(), &y[(size_t)b * rows], rows * sizeof(half)) != 0;
     }
     CHECK(differ == 0, "%s: %d rows differ from the same row run alone", c.name, differ);
-    const int other = c.B > GEMV_NORM_ROWS ? c.K >= 256 : g_bulk;   /* the split kernel ran, or the bulk one */
+    GemvArgs as = {};
+    as.N = c.N, as.K = c.K, as.B = c.B, as.part = g_part;
+    const int other = c.B > GEMV_NORM_ROWS ? gemv_takes_split(&as) : g_bulk;   /* the split kernel ran, or the bulk one */
     if (other) {                        /* the streaming kernel must agree */
         std::vector<half> ys = run(c, 0, c.B, dW, dx, dnw, y0, 1);
         CHECK(!memcmp(ys.data(), y.data(), y.size() * sizeof(half)), "%s: the streaming kernel's bits differ from the %s kernel's",
