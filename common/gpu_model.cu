@@ -161,7 +161,7 @@ static void step_fused(GpuModel *m, int B) {
     a.B = B, a.eps = c->norm_eps, a.pos = m->d_pos, a.cos_t = m->cos_t, a.sin_t = m->sin_t;
     a.nh = c->n_heads, a.nkv = c->n_kv_heads, a.hd = c->head_dim, a.max_seq = m->max_seq;
     a.epi_early = pdl;      /* every GEMV's residual and positions were written two or more kernels before */
-    a.part = m->gemv_part, a.counter = m->gemv_counter;     /* NULL up to GEMV_NORM_ROWS rows */
+    a.part = m->gemv_part, a.counter = m->gemv_counter;     /* NULL if the model holds <= GEMV_NORM_ROWS rows */
     k_embed(m->st, pdl, m->d_tok, m->w.embed, m->hidden, B, dim);
     for (int l = 0; l < c->n_layers; l++) {
         const LayerWeights *L = &m->w.layer[l];

@@ -287,8 +287,8 @@ __device__ __forceinline__ void gemv_tiles(const GemvArgs &a) {
  * sums go to a.part, and the warp that ends a tile's eighth chain adds the eight in the
  * streaming kernel's order and runs the epilogue. The chunks, their order and every
  * instruction on them are the streaming kernel's, so a row comes out bit for bit the same.
- * Every block is resident at once (launch_nt takes it only then): 8 x ceil(N / 128) blocks,
- * so at batch 32 on an H200 it takes qkv, o_proj and down_proj, not gate/up or lm_head. */
+ * All its blocks, 8 x ceil(N / 128), are resident at once: gemv_takes_split (below) gives
+ * it a launch only then. */
 #ifndef GEMV_SPLIT_DEPTH
 #define GEMV_SPLIT_DEPTH 8
 #endif
