@@ -435,8 +435,9 @@ GpuModel *gpu_model_open(const GpuModelOpts *o) {
     CUDA_CHECK(cudaMemsetAsync(m->counter, 0, sizeof(int) * T * c->n_kv_heads, m->st));
     if (gemv_floats) {
         m->gemv_part = (float *)dalloc(sizeof(float) * gemv_floats);
-        m->gemv_counter = (int *)dalloc(sizeof(int) * (widest + 15) / 16);
-        CUDA_CHECK(cudaMemsetAsync(m->gemv_counter, 0, sizeof(int) * (widest + 15) / 16, m->st));
+        const size_t counters = sizeof(int) * ((widest + 15) / 16);     /* one a 16-row tile */
+        m->gemv_counter = (int *)dalloc(counters);
+        CUDA_CHECK(cudaMemsetAsync(m->gemv_counter, 0, counters, m->st));
     }
     long long maxtok = (long long)m->max_batch * m->max_seq;
     m->d_ids = (int *)dalloc(sizeof(int) * maxtok);

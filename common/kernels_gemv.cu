@@ -298,6 +298,8 @@ enum { SPLIT = -1,                      /* the split kernel's RING (see gemv_lau
 static int split_smem_bytes(int nt, int K) {
     return ((K + CHUNK - 1) / CHUNK + GEMV_WARPS - 1) / GEMV_WARPS * nt * 8 * CHUNK * (int)sizeof(half);
 }
+/* its blocks: every chain (8) of every 8 16-row tiles */
+static int split_blocks(int N) { return ((N + 15) / 16 + GEMV_WARPS - 1) / GEMV_WARPS * GEMV_WARPS; }
 template <int NT, int EPI>
 __device__ __forceinline__ void gemv_split_tiles(const GemvArgs &a) {
     extern __shared__ __align__(128) unsigned char dyn_smem[];
@@ -569,8 +571,8 @@ static void gemv_launch(cudaStream_t s, int pdl, Part part, int layer, GemvArgs 
         resident = RING == GEMV_STAGES ? gpu_sm_count() : gpu_sm_count() * per_sm;
     }
     const int tiles8 = (a.N + 7) / 8, tiles16 = (a.N + 15) / 16;
-    if (RING == SPLIT) {                /* every chain of every 8 tiles, all resident */
-        const int blocks = (tiles16 + GEMV_WARPS - 1) / GEMV_WARPS * GEMV_WARPS;
+    if (RING == SPLIT) {                /* all resident (gemv_takes_split checked it with one kernel for all) */
+        const int blocks = split_blocks(a.N);
         if (blocks > resident) die("gemv: %s: %d split blocks for %d resident (a bug in gemv_takes_split)", name, blocks, resident);
         LAUNCH_PDL(pdl, part, layer, name, kernel, blocks, threads, split_smem_bytes(NT, a.K), s, a);
         return;
@@ -629,7 +631,7 @@ int gemv_takes_split(const GemvArgs *a) {
         resident = per_sm * gpu_sm_count();
     }
     return a->B > GEMV_NORM_ROWS && a->part && !a->stream && a->K >= GEMV_WARPS * CHUNK &&
-           split_smem_bytes((a->B + 7) / 8, a->K) <= SPLIT_SMEM_MAX && (a->N + 127) / 128 * GEMV_WARPS <= resident;
+           split_smem_bytes((a->B + 7) / 8, a->K) <= SPLIT_SMEM_MAX && split_blocks(a->N) <= resident;
 }
 
 template <int NT>
@@ -647,7 +649,8 @@ static void launch_nt(cudaStream_t s, int pdl, Part part, int layer, int epi, co
     } else launch_epi<NT, 0>(s, pdl, part, layer, epi, a);
 }
 
-long long gemv_part_floats(int N) { return (N + 15) / 16 * (long long)GEMV_WARPS * 4 * 4 * 32; }
+/* a tile's sums at the most rows: 8 chains x GEMV_MAX_ROWS / 8 mma columns x 4 values x 32 lanes */
+long long gemv_part_floats(int N) { return (N + 15) / 16 * (long long)GEMV_WARPS * (GEMV_MAX_ROWS / 8) * 4 * 32; }
 
 void k_gemv(cudaStream_t s, int pdl, Part part, int layer, int epi, const GemvArgs *a) {
     if (a->B < 1 || a->B > GEMV_MAX_ROWS || (a->norm_w && a->B > GEMV_NORM_ROWS) || a->K % 8 ||
