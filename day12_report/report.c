@@ -537,6 +537,13 @@ int main(void) {
     if (load && strstr(load->note, "synthetic"))
         fprintf(out, " Weights: synthetic (TinyLlama's exact shapes, seeded values): every byte, kernel and "
                      "time is real, only the generated text is not.");
+    for (int i = 0; i < nrows; i++) {   /* KIT_GPU=t4 (make test-gpu-t4) tags every row it made */
+        const char *tag = strstr(rows[i].note, "emulated T4 path on ");
+        if (tag) {
+            fprintf(out, "\n\n**%s**: the T4's code paths and limits, run on another GPU.", tag);
+            break;
+        }
+    }
     fprintf(out, "\n\n## The one-page table\n\n");
     int missing = write_table();
     fprintf(out, "\nThe deliverable of the week: the lesson's template with the right-hand columns filled. "

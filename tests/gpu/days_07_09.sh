@@ -5,6 +5,7 @@
 # on this GPU: the first generate is slower than a warm one, an unsynced matmul "beats" the
 # peak, the synced one does not, a TPOT is never below its floor, graph beats eager.
 cd "$(dirname "$0")/../.."
+BIN=${BIN:-bin}   # build-t4/bin under make test-gpu-t4
 pass=0 fail=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -21,15 +22,15 @@ has_row() { [ -n "$(row "$1" "$2")" ]; }
 holds() { awk "BEGIN { exit !($1) }"; }   # an awk condition over numbers
 
 for b in day07_warmup day08_timing day09_ttft_tpot; do
-  [ -x bin/$b ] || { echo "bin/$b is not built (make bin/$b)"; echo "days_07_09: 0 passed, 1 failed"; exit 1; }
-  bin/$b --help >"$tmp/help" 2>&1; ok "$b --help exits 0" $?
+  [ -x $BIN/$b ] || { echo "$BIN/$b is not built (make $BIN/$b)"; echo "days_07_09: 0 passed, 1 failed"; exit 1; }
+  $BIN/$b --help >"$tmp/help" 2>&1; ok "$b --help exits 0" $?
   grep -q "^usage: $b" "$tmp/help"; ok "$b --help prints its usage" $?
-  bin/$b --no-such-flag >/dev/null 2>"$tmp/err"; rc=$?
+  $BIN/$b --no-such-flag >/dev/null 2>"$tmp/err"; rc=$?
   [ $rc = 1 ] && [ "$(wc -l <"$tmp/err")" = 1 ]; ok "$b: a bad argument is one sentence and exit 1 (rc $rc)" $?
 done
 
 for b in day07_warmup day08_timing day09_ttft_tpot; do
-  bin/$b >"$tmp/$b.log" 2>&1; ok "$b exits 0 (log: $(tail -2 "$tmp/$b.log"))" $?
+  $BIN/$b >"$tmp/$b.log" 2>&1; ok "$b exits 0 (log: $(tail -2 "$tmp/$b.log"))" $?
   cp "$tmp/$b.log" "${BUILD:-build}/tests/gpu/" 2>/dev/null
   grep -q '^gpu_name=' "$tmp/$b.log"; ok "$b prints the GPU facts" $?
 done
@@ -69,6 +70,11 @@ done
 holds "$(row day09 tpot_ms_graph) < $(row day09 tpot_ms_eager)"; ok "graph TPOT < eager TPOT" $?
 holds "$(row day09 total_over_n_ms_8_long) > 1.3 * $(theory day09 total_over_n_ms_8_long)"; ok "1024-token prompt: total/8 overstates TPOT by more than 30%" $?
 [ "$(row day09 prefill_intensity_200)" = 200 ]; ok "prefill intensity at 200 tokens = 200" $?
+if [ "$KIT_GPU" = t4 ]; then   # make test-gpu-t4: the T4's path ran, and every row says so
+  grep -q '^code_arch=sm_75 .*sm_90 paths off' "$tmp/day09_ttft_tpot.log"; ok "T4 switch: kernels compiled for sm_75, sm_90 paths off" $?
+  n=$(awk -F'\t' 'NR > 1 && $6 !~ /emulated T4 path on .*: timings are that GPU.s/' "$rows" | wc -l)
+  [ "$n" = 0 ]; ok "T4 switch: every row's note says it is the emulated T4 path ($n do not)" $?
+fi
 
 echo "days_07_09: $pass passed, $fail failed"
 [ "$fail" = 0 ]

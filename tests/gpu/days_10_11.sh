@@ -6,6 +6,7 @@
 # day10 without CUPTI (another profiler attached) still runs and says so.
 # RESULTS_DIR=dir keeps the outputs (rows, traces, PNGs, the two logs) there instead.
 cd "$(dirname "$0")/../.."
+BIN=${BIN:-bin}   # build-t4/bin under make test-gpu-t4
 pass=0 fail=0
 if [ -n "$RESULTS_DIR" ]; then tmp=$RESULTS_DIR; mkdir -p "$tmp" && rm -f "$tmp/rows.tsv"
 else tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT; fi
@@ -19,11 +20,11 @@ row() { awk -F'\t' -v d="$1" -v k="$2" '$1 == d && $2 == k { print $4 }' "$rows"
 has_row() { [ -n "$(row "$1" "$2")" ]; }
 
 for b in day10_profiler day11_gaps; do
-  [ -x bin/$b ] || { echo "bin/$b is not built (make bin/$b)"; echo "days_10_11: 0 passed, 1 failed"; exit 1; }
+  [ -x $BIN/$b ] || { echo "$BIN/$b is not built (make $BIN/$b)"; echo "days_10_11: 0 passed, 1 failed"; exit 1; }
 done
 
-bin/day10_profiler >"$tmp/day10.log" 2>&1; ok $? "day10_profiler exits 0 (log: $(tail -2 "$tmp/day10.log"))"
-bin/day11_gaps >"$tmp/day11.log" 2>&1; ok $? "day11_gaps exits 0 (log: $(tail -2 "$tmp/day11.log"))"
+$BIN/day10_profiler >"$tmp/day10.log" 2>&1; ok $? "day10_profiler exits 0 (log: $(tail -2 "$tmp/day10.log"))"
+$BIN/day11_gaps >"$tmp/day11.log" 2>&1; ok $? "day11_gaps exits 0 (log: $(tail -2 "$tmp/day11.log"))"
 
 # day10: the rows, the 155, the table
 for k in kernels_per_step gemms_per_step nvtx_ops_per_step top1_share top2_share top3_share \
@@ -79,7 +80,7 @@ ok $? "busy graph b1 ($gg%) > busy eager b1 ($ge%)"
 skipped=""
 if command -v ncu >/dev/null; then
   mkdir -p "$tmp/nocupti"
-  KIT_RESULTS=$tmp/nocupti ncu --kernel-name 'regex:^no_kernel_is_called_this$' bin/day10_profiler \
+  KIT_RESULTS=$tmp/nocupti ncu --kernel-name 'regex:^no_kernel_is_called_this$' $BIN/day10_profiler \
     >"$tmp/day10_nocupti.log" 2>&1
   ok $? "day10 under ncu exits 0 (log: $(tail -2 "$tmp/day10_nocupti.log"))"
   grep -q '^trace: CUPTI unavailable' "$tmp/day10_nocupti.log"; ok $? "day10 under ncu says CUPTI is unavailable and why"
@@ -88,6 +89,11 @@ if command -v ncu >/dev/null; then
   ok $? "day10 under ncu still times the step (tpot_ms_untraced)"
 else
   skipped=", 1 skipped (no ncu on the PATH: the no-CUPTI path was not run)"
+fi
+
+if [ "$KIT_GPU" = t4 ]; then   # make test-gpu-t4: every row says it is the emulated T4 path
+  n=$(awk -F'\t' 'NR > 1 && $6 !~ /emulated T4 path on .*: timings are that GPU.s/' "$rows" | wc -l)
+  [ "$n" = 0 ]; ok $? "T4 switch: every row's note says it is the emulated T4 path ($n do not)"
 fi
 
 echo "days_10_11: $pass passed, $fail failed$skipped"
