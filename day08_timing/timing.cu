@@ -250,7 +250,9 @@ int main(int argc, char **argv) {
             snprintf(note, sizeof note, "%s, %s: %d launches", WAY_NOTE[w], mode_name(modes[k]), sc.host_launches);
             if (k == 0) snprintf(key, sizeof key, "%s", WAY_KEY[w]);
             else snprintf(key, sizeof key, "%.*s_graph_ms", (int)strlen(WAY_KEY[w]) - 3, WAY_KEY[w]);
-            report("day08", key, floor_ms, way_ms[k][w], "ms", note);
+            /* the unsynced timer is meant to come out under the floor: that is the lesson */
+            if (w == T_NOSYNC) report("day08", key, floor_ms, way_ms[k][w], "ms", note);
+            else report_floored("day08", key, floor_ms, way_ms[k][w], "ms", note);
             snprintf(key + strlen(key) - 3, 16, "_samples");
             print_samples(key, samples, SAMPLES);
         }
@@ -368,5 +370,5 @@ int main(int argc, char **argv) {
     CUDA_CHECK(cudaFree(mm.A)); CUDA_CHECK(cudaFree(mm.B)); CUDA_CHECK(cudaFree(mm.C));
     CUBLAS_CHECK(cublasDestroy(mm.h));
     gpu_model_free(m);
-    return 0;
+    return rows_exit_code();   /* 1 when a row was below its floor */
 }

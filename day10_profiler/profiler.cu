@@ -207,10 +207,10 @@ int main(int argc, char **argv) {
     if (!traced) {
         printf("\nWithout a trace there is no per-kernel GPU time: the table, the GEMM time and the busy ratio "
                "need CUPTI (run where no other profiler is attached).\n");
-        report(DAY, "tpot_ms_untraced", floor_ms, bench(decode_step, &st, bo).s.median, "ms",
+        report_floored(DAY, "tpot_ms_untraced", floor_ms, bench(decode_step, &st, bo).s.median, "ms",
                "synced wall clock, median of 10, tracer off");
         gpu_model_free(m);
-        return 0;
+        return rows_exit_code();
     }
 
     /* ---- 3. The table: key_averages, kernel rows, top 5 mapped to model parts ---------- */
@@ -320,8 +320,8 @@ int main(int argc, char **argv) {
     BenchResult on = bench(decode_step, &st, bo);
     trace_stop();
     BenchResult off = bench(decode_step, &st, bo);
-    report(DAY, "tpot_ms_traced", floor_ms, on.s.median, "ms", "synced wall clock, median of 10, tracer on");
-    report(DAY, "tpot_ms_untraced", floor_ms, off.s.median, "ms", "synced wall clock, median of 10, tracer off");
+    report_floored(DAY, "tpot_ms_traced", floor_ms, on.s.median, "ms", "synced wall clock, median of 10, tracer on");
+    report_floored(DAY, "tpot_ms_untraced", floor_ms, off.s.median, "ms", "synced wall clock, median of 10, tracer off");
     report(DAY, "profiler_overhead_pct", NAN, 100 * (on.s.median / off.s.median - 1), "%",
            "traced TPOT / untraced TPOT - 1: read the profiler for shares, the timer for times");
 
@@ -329,5 +329,5 @@ int main(int argc, char **argv) {
     trace_window_free(&w);
     trace_free(&tr);
     gpu_model_free(m);
-    return 0;
+    return rows_exit_code();   /* 1 when a row was below its floor */
 }
