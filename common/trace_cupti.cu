@@ -288,10 +288,12 @@ static void drain(void) {
 
 static const CUpti_ActivityKind KINDS[] = {
     CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,   /* never KIND_KERNEL: that one serializes kernels */
-    CUPTI_ACTIVITY_KIND_RUNTIME,
+    CUPTI_ACTIVITY_KIND_RUNTIME,             /* from here on: the full trace only */
     CUPTI_ACTIVITY_KIND_DRIVER,
     CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET,
     CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, CUPTI_ACTIVITY_KIND_MARKER, CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION};
+enum { N_KINDS = sizeof KINDS / sizeof KINDS[0] };
+static int g_kinds;                    /* how many of KINDS are enabled: 1 (kernels) or N_KINDS */
 
 /* One line: which call failed, why, and what to do; the caller goes on without a trace. */
 static int unavailable(const char *what, CUptiResult r) {
@@ -313,32 +315,42 @@ static int unavailable(const char *what, CUptiResult r) {
 }
 
 static void disable_all(void) {
-    for (size_t i = 0; i < sizeof KINDS / sizeof KINDS[0]; i++) cuptiActivityDisable(KINDS[i]);
+    for (int i = 0; i < g_kinds; i++) cuptiActivityDisable(KINDS[i]);
+    g_kinds = 0;
 }
 
-int trace_start(Trace *t) {
-    if (g_active) { g_out = t; return 0; }
-    /* NVTX finds CUPTI through this variable, read at the process's first NVTX call. */
+/* NVTX finds CUPTI through this variable, read at the process's first NVTX call (the
+ * model's first launch): a program that traces later calls this before it opens the model. */
+void trace_bind_nvtx(void) {
     Dl_info dl;
     if (dladdr((void *)cuptiGetTimestamp, &dl) && dl.dli_fname) setenv("NVTX_INJECTION64_PATH", dl.dli_fname, 0);
-    if (!g_ring) g_ring = (CorrSlot *)xcalloc(RING, sizeof(CorrSlot));
-    CUptiResult r = cuptiSubscribe(&g_sub, on_callback, NULL);
-    if (r != CUPTI_SUCCESS) return unavailable("cuptiSubscribe", r);
-    if ((r = cuptiEnableCallback(1, g_sub, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED)) != CUPTI_SUCCESS ||
-        (r = cuptiEnableCallback(1, g_sub, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED)) != CUPTI_SUCCESS) {
-        cuptiUnsubscribe(g_sub);
-        return unavailable("cuptiEnableCallback(graph nodes)", r);
+}
+
+/* Subscribes once per process (the graph-node callbacks and the buffers stay registered),
+ * then enables the first `kinds` of KINDS. */
+static int start(Trace *t, int kinds) {
+    static int subscribed;
+    if (g_active) trace_stop();
+    if (!subscribed) {
+        trace_bind_nvtx();
+        g_ring = (CorrSlot *)xcalloc(RING, sizeof(CorrSlot));
+        CUptiResult r = cuptiSubscribe(&g_sub, on_callback, NULL);
+        if (r != CUPTI_SUCCESS) return unavailable("cuptiSubscribe", r);
+        if ((r = cuptiEnableCallback(1, g_sub, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED)) != CUPTI_SUCCESS ||
+            (r = cuptiEnableCallback(1, g_sub, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED)) != CUPTI_SUCCESS ||
+            (r = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed)) != CUPTI_SUCCESS) {
+            cuptiUnsubscribe(g_sub);
+            return unavailable("cuptiEnableCallback(graph nodes) or cuptiActivityRegisterCallbacks", r);
+        }
+        subscribed = 1;
     }
-    if ((r = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed)) != CUPTI_SUCCESS) {
-        cuptiUnsubscribe(g_sub);
-        return unavailable("cuptiActivityRegisterCallbacks", r);
-    }
-    for (size_t i = 0; i < sizeof KINDS / sizeof KINDS[0]; i++) {
-        if ((r = cuptiActivityEnable(KINDS[i])) != CUPTI_SUCCESS) {
+    for (int i = 0; i < kinds; i++) {
+        CUptiResult r = cuptiActivityEnable(KINDS[i]);
+        g_kinds = i + 1;
+        if (r != CUPTI_SUCCESS) {
             char what[64];
             snprintf(what, sizeof what, "cuptiActivityEnable(kind %d)", (int)KINDS[i]);
             disable_all();
-            cuptiUnsubscribe(g_sub);
             return unavailable(what, r);
         }
     }
@@ -346,6 +358,9 @@ int trace_start(Trace *t) {
     g_active = 1;
     return 0;
 }
+
+int trace_start(Trace *t) { return start(t, N_KINDS); }
+int trace_start_kernels(Trace *t) { return start(t, 1); }
 
 void trace_flush(void) {
     if (!g_active) return;
@@ -360,12 +375,12 @@ void trace_stop(void) {
     disable_all();
     cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);   /* what came in meanwhile */
     drain();
-    cuptiUnsubscribe(g_sub);
     g_active = 0;
     g_out = NULL;
 }
 
-int trace_active(void) { return g_active; }
+int trace_active(void) { return g_active && g_kinds == N_KINDS; }
+int trace_collecting(void) { return g_active; }
 
 uint64_t trace_now(void) {
     uint64_t ts = 0;

@@ -67,12 +67,13 @@ enum { ROUNDS = 3, PROMPT = 64, NEW_TOKENS = 32, GENERATES = 3 };
 static const double FRAMEWORK_GB = 1.5;   /* the lesson's allowance for PyTorch + CUDA context */
 
 static void usage(void) {
-    printf("usage: day07_warmup [--model DIR]\n"
+    printf("usage: day07_warmup [--model DIR] [--verbose]\n"
            "  Times what the first run of a fresh process pays for (context, cuBLAS, first GEMM\n"
            "  of each shape, weight load, first generate), then 10 warm generates, the device\n"
            "  memory of the weights and whether Llama-2-7B fits on this GPU.\n"
            "  --model DIR   config.json + model.safetensors (+ tokenizer.json); default: TinyLlama's\n"
-           "                shape with synthetic weights\n");
+           "                shape with synthetic weights\n"
+           "  --verbose     also every line the fresh processes print (about 100)\n");
 }
 
 static void run_config(const char *model_dir, Config *c) {
@@ -161,6 +162,7 @@ static double kv_get(const KV *kv, const char *key) {
     return NAN;
 }
 
+static int g_verbose;   /* --verbose: echo every line the fresh processes print */
 static void spawn_child(const char *kind, const char *model_dir, KV *kv, int round) {
     int fd[2];
     if (pipe(fd) != 0) die("day07: pipe() failed; too many open files?");
@@ -187,7 +189,7 @@ static void spawn_child(const char *kind, const char *model_dir, KV *kv, int rou
         *eq = 0;
         snprintf(kv->key[kv->n], sizeof kv->key[0], "%.47s", line);
         kv->val[kv->n++] = strtod(eq + 1, NULL);
-        printf("%s%d.%s=%s", kind, round, line, eq + 1);   /* echo, prefixed with who said it */
+        if (g_verbose) printf("%s%d.%s=%s", kind, round, line, eq + 1);   /* echo, prefixed with who said it */
     }
     if (f) fclose(f);
     int st = 0;
@@ -233,6 +235,7 @@ int main(int argc, char **argv) {
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) { usage(); return 0; }
         else if (!strcmp(argv[i], "--model") && i + 1 < argc) model_dir = argv[++i];
         else if (!strcmp(argv[i], "--child") && i + 2 < argc) { child = argv[++i]; t0 = strtoull(argv[++i], NULL, 10); }
+        else if (!strcmp(argv[i], "--verbose")) g_verbose = 1;
         else { usage(); die("day07: unknown argument '%s' (see --help)", argv[i]); }
     }
     Config c;
