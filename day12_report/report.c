@@ -161,6 +161,10 @@ static void why_ratio(const Row *r, Cell *c) {
     while (r->measured >= bands[i].hi) i++;
     add(c->why, "ratio %s: in the lesson's %s band: %s", num(r->measured), bands[i].range, bands[i].means);
     add(c->why, "%s the 2–4 expected of HF eager", band(r->measured, 2, 4));
+    if (got("dispatch_cost_ms"))      /* the host's cost is the same on any GPU; the floor is not */
+        add(c->why, "the dispatcher's %s ms alone are %s× a T4's 6.9 ms floor, %s× this GPU's: a faster GPU "
+            "raises the ratio (mistake #14)", num(M("dispatch_cost_ms")), num(M("dispatch_cost_ms") / 6.9),
+            num(M("dispatch_cost_ms") / T("tpot_ms")));
 }
 static void why_toks(const Row *r, Cell *c) {
     if (got("mbu")) add(c->why, "MBU %s%%: the share of the bandwidth a step uses (1 / ratio)", num(M("mbu")));
@@ -168,6 +172,12 @@ static void why_toks(const Row *r, Cell *c) {
 static void why_ttft_tpot(const Row *r, Cell *c) {
     add(c->why, "a 200-token prefill costs %s decode steps, %s the lesson's 2–5", num(r->measured),
         band(r->measured, 2, 5));
+    add(c->why, "the kit's prefill runs one kernel per op (about half an eager step's launches, each with the "
+                "dispatcher) where HF's eager prefill runs as many ops as its decode step; and this GPU's TTFT floor "
+                "is %s ms where a T4's is 6.9", num(T("ttft_ms")));
+    if (got("ttft_ms_bare") && got("tpot_ms_fused"))
+        add(c->why, "bare C, fused: %s ms ÷ %s ms = %s", num(M("ttft_ms_bare")), num(M("tpot_ms_fused")),
+            num(M("ttft_ms_bare") / M("tpot_ms_fused")));
 }
 static void why_gemms(const Row *r, Cell *c) {
     double want = isnan(r->theory) ? 155 : r->theory;   /* from the config: 7 per layer x layers + 1 */
@@ -209,7 +219,8 @@ static void why_kernels(const Row *r, Cell *c) {
             num(M("gemms_per_step")), num(r->measured - M("gemms_per_step")));
 }
 static void why_busy1(const Row *r, Cell *c) {
-    add(c->why, "%s the lesson's 50–65%%: %s ms of kernels in a %s ms step", band(r->measured, 50, 65),
+    add(c->why, "%s the lesson's 50–65%%: %s ms of kernels in a %s ms step; a T4's kernels fill about 8 ms of the same "
+                "host time (the lesson), this GPU's far less (mistake #14)", band(r->measured, 50, 65),
         num(M(D("gpu_ms_per_step_eager_b1_d%.0f"))), num(M(D("tpot_ms_eager_b1_d%.0f"))));
     if (got("busy_eager_b1_d0")) add(c->why, "bare C launches: %s%%", num(M("busy_eager_b1_d0")));
     if (got(D("busy_traced_eager_b1_d%.0f")))
@@ -225,14 +236,19 @@ static void why_busy32(const Row *r, Cell *c) {
             num(M(D("tpot_ms_eager_b1_d%.0f"))), num(M(D("tpot_ms_eager_b32_d%.0f"))));
 }
 static void why_nvml(const Row *r, Cell *c) {
-    if (got(D("busy_eager_b1_d%.0f")))
-        add(c->why, "while the busy ratio is %s%%: a kernel ran in every sample window (mistake #13)",
-            num(M(D("busy_eager_b1_d%.0f"))));
-    if (got("nvml_util_graph_b1_d0")) add(c->why, "the graph step, busy %s%%, reads %s%% too", num(M("busy_graph_b1_d0")),
-                                          num(M("nvml_util_graph_b1_d0")));
+    const double busy = M(D("busy_eager_b1_d%.0f"));
+    if (!isnan(busy) && r->measured > 2 * busy + 10)
+        add(c->why, "far above the busy ratio (%s%%): a kernel ran in every sample window (mistake #13)", num(busy));
+    else if (!isnan(busy))
+        add(c->why, "close to the busy ratio (%s%%): this driver reports the share of time a kernel ran, not the "
+                    "lesson's 100%% for any window with a kernel in it", num(busy));
+    if (got("nvml_util_graph_b1_d0") && got("mbu_graph"))
+        add(c->why, "what it cannot say is how much of the GPU a kernel uses: the graph step reads %s%% with an MBU "
+                    "of %s%% (seed 004's first trap)", num(M("nvml_util_graph_b1_d0")), num(M("mbu_graph")));
 }
 static void why_gap(const Row *r, Cell *c) {
-    add(c->why, "%s the lesson's 10–40", band(r->measured, 10, 40));
+    add(c->why, "%s the lesson's 10–40: the dispatcher's %s µs plus the launch call", band(r->measured, 10, 40),
+        num(dispatch_us()));
     if (got(D("gap_p90_us_eager_b1_d%.0f"))) add(c->why, "p90 %s µs", num(M(D("gap_p90_us_eager_b1_d%.0f"))));
     if (got(D("host_bound_eager_b1_d%.0f")))
         add(c->why, "%s%% of gap time the CPU was still launching", num(M(D("host_bound_eager_b1_d%.0f"))));
