@@ -92,6 +92,10 @@ static int by_start(const void *a, const void *b) {
     if (x->end != y->end) return x->end < y->end ? -1 : 1;
     return x->i - y->i;
 }
+static int by_u64(const void *a, const void *b) {
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
 static int by_corr(const void *a, const void *b) {
     const CorrIdx *x = a, *y = b;
     return x->corr != y->corr ? (x->corr < y->corr ? -1 : 1) : x->i - y->i;
@@ -162,7 +166,9 @@ static double union_and_gaps(const Span *s, int n, double *gaps, int *n_gaps,
 }
 
 /* A gap is host-bound when the call that launched the kernel closing it began only after
- * the GPU had run dry: the GPU waited on the CPU, not on its own queue. */
+ * the GPU had run dry: the GPU waited on the CPU, not on its own queue. host_bound counts
+ * such a gap whole; host_wait only its part before the call began (the rest is the call
+ * itself and the GPU's start-up), the definition torch traces are read with (trace_stats). */
 static int gap_is_host_bound(const TApi *launch, uint64_t union_end) {
     return launch && launch->start > union_end;
 }
@@ -249,6 +255,10 @@ static void path_by_part(const Trace *t, const Span *s, int n, TPartTime *parts)
 }
 
 TraceWindow trace_window(const Trace *t, uint64_t t0, uint64_t t1, int steps) {
+    return trace_window_host(t, t0, t1, t0, t1, steps);
+}
+
+TraceWindow trace_window_host(const Trace *t, uint64_t t0, uint64_t t1, uint64_t h0, uint64_t h1, int steps) {
     TraceWindow w = {.steps = steps};
     double per_step = steps > 0 ? 1.0 / steps : NAN;
     ApiIndex ix = api_index(t);
@@ -275,22 +285,35 @@ TraceWindow trace_window(const Trace *t, uint64_t t0, uint64_t t1, int steps) {
     w.busy_ratio = w.span_ns > 0 ? w.busy_ns / w.span_ns : NAN;
     w.gap = stats_of(w.gaps_ns, w.n_gaps);
     for (int g = 0; g < w.n_gaps; g++) {
+        const TApi *launch = api_of(t, ix, t->k[s[gap_end[g]].i].corr);
         w.gap_total_ns += w.gaps_ns[g];
-        if (gap_is_host_bound(api_of(t, ix, t->k[s[gap_end[g]].i].corr), union_end[g]))
+        if (gap_is_host_bound(launch, union_end[g])) {
+            double before_call = (double)(launch->start - union_end[g]);
             w.host_bound_ns += w.gaps_ns[g];
+            w.host_wait_ns += before_call < w.gaps_ns[g] ? before_call : w.gaps_ns[g];
+        }
     }
     w.host_bound_share = w.gap_total_ns > 0 ? w.host_bound_ns / w.gap_total_ns : 0;
+    w.host_wait_share = w.gap_total_ns > 0 ? w.host_wait_ns / w.gap_total_ns : 0;
     free(gap_end);
     free(union_end);
 
-    /* the host: launch calls and how long each kernel waited after its call returned */
+    /* the host: launch calls, the time from one to the next, and how long each kernel waited
+     * after its call returned */
     double *d = xmalloc(sizeof(double) * (size_t)(t->napi + n + 1));
+    uint64_t *starts = xmalloc(sizeof(uint64_t) * (size_t)(t->napi + 1));
     int nd = 0;
     for (int i = 0; i < t->napi; i++)
-        if (in_window(t->api[i].start, t0, t1) && trace_is_launch_call(t->api[i].name))
+        if (in_window(t->api[i].start, h0, h1) && trace_is_launch_call(t->api[i].name)) {
+            starts[nd] = t->api[i].start;
             d[nd++] = (double)(t->api[i].end - t->api[i].start);
+        }
     w.launch_api_ns = stats_of(d, nd);
     w.launch_calls_per_step = nd * per_step;
+    qsort(starts, nd, sizeof(uint64_t), by_u64);
+    for (int i = 1; i < nd; i++) d[i - 1] = (double)(starts[i] - starts[i - 1]);
+    w.launch_interval_ns = stats_of(d, nd > 1 ? nd - 1 : 0);
+    free(starts);
     nd = 0;
     for (int i = 0; i < n; i++) {
         const TApi *a = api_of(t, ix, t->k[s[i].i].corr);
@@ -302,7 +325,7 @@ TraceWindow trace_window(const Trace *t, uint64_t t0, uint64_t t1, int steps) {
     /* counts per step */
     w.gemms_per_step = count_gemm_ops(t, ix, s, n) * per_step;
     int nvtx = 0;
-    for (int i = 0; i < t->nnvtx; i++) nvtx += in_window(t->nvtx[i].start, t0, t1);
+    for (int i = 0; i < t->nnvtx; i++) nvtx += in_window(t->nvtx[i].start, h0, h1);
     w.nvtx_ops_per_step = nvtx * per_step;
 
     /* GPU time per model part and per kernel name */

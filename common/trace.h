@@ -78,14 +78,19 @@ typedef struct {
     int n_gaps;
     double *gaps_ns;             /* n_gaps gaps, in timeline order (owned) */
     Stats gap;                   /* of gaps_ns, in ns */
-    double gap_total_ns, host_bound_ns, host_bound_share;
+    double gap_total_ns, host_bound_ns, host_bound_share;   /* whole gaps whose launch call began after the GPU ran dry */
+    double host_wait_ns, host_wait_share;   /* of those gaps only the part before the launch call began */
     Stats launch_api_ns;         /* duration of cudaLaunchKernel* calls */
+    Stats launch_interval_ns;    /* from one launch call's start to the next one's: the host's time per launch */
     Stats launch_delay_ns;       /* kernel start - end of its launch call (>= 0) */
     TPartTime parts[P_COUNT];
     TNameTime *names; int n_names;   /* sorted by total time, descending (owned) */
 } TraceWindow;
 
 TraceWindow trace_window(const Trace *t, uint64_t t0, uint64_t t1, int steps);
+/* The same with the host's records (API calls, NVTX ranges) taken from their own window
+ * [h0, h1]: a torch.profiler step has a CPU-side and a GPU-side ProfilerStep range. */
+TraceWindow trace_window_host(const Trace *t, uint64_t t0, uint64_t t1, uint64_t h0, uint64_t h1, int steps);
 void trace_window_free(TraceWindow *w);
 /* Chrome-trace JSON (Kineto-style cat/args) of the window; returns 0 on success. */
 int trace_write_chrome(const Trace *t, uint64_t t0, uint64_t t1, const char *path);

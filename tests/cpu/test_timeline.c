@@ -1,5 +1,6 @@
 /* trace_window on made-up records: the busy ratio and the gaps (overlapping, nested,
- * unsorted, touching, empty, one kernel), which gaps the host caused, launch-call times and
+ * unsorted, touching, empty, one kernel), which gaps the host caused (whole, and the part
+ * before the launch call began), a separate host window, launch-call times, intervals and
  * launch delays, GEMMs per step as ops (a split-K cuBLAS call, graph replays), GPU time and
  * the path per part (overlapping kernels under programmatic dependent launch), GPU time per
  * name, and the launch tag. Times in ns. */
@@ -82,12 +83,22 @@ static void test_host_bound(void) {
     CHECK(w.launch_api_ns.n == 4 && near(w.launch_api_ns.median, 3) && near(w.launch_api_ns.max, 6),
           "launch calls: n %d median %g max %g", w.launch_api_ns.n, w.launch_api_ns.median, w.launch_api_ns.max);
     CHECK(near(w.launch_calls_per_step, 2), "launch calls per step %g", w.launch_calls_per_step);
+    CHECK(near(w.host_wait_ns, 2) && near(w.host_wait_share, 2.0 / 25),
+          "host wait: gap A before its call began (10 -> 12) only: %g share %g", w.host_wait_ns, w.host_wait_share);
+    CHECK(w.launch_interval_ns.n == 3 && near(w.launch_interval_ns.median, 12) && near(w.launch_interval_ns.max, 24),
+          "launch call to launch call 12, 8, 24: n %d median %g", w.launch_interval_ns.n, w.launch_interval_ns.median);
     /* delays: 5-3=2, 20-15=5, 40-26=14, 45-47<0 -> 0 */
     CHECK(w.launch_delay_ns.n == 4 && near(w.launch_delay_ns.min, 0) && near(w.launch_delay_ns.max, 14) &&
           near(w.launch_delay_ns.median, 3.5), "launch delay clamp: min %g median %g", w.launch_delay_ns.min,
           w.launch_delay_ns.median);
     CHECK(trace_api_by_corr(&t, 3) && strcmp(trace_api_by_corr(&t, 3)->name, "cudaLaunchKernelExC_v11060") == 0 &&
           trace_api_by_corr(&t, 99) == NULL, "trace_api_by_corr");
+    trace_window_free(&w);
+    /* the host's records from their own window: kernels all, launch calls from [10, 30] only */
+    w = trace_window_host(&t, 0, 100, 10, 30, 1);
+    CHECK(w.kernels == 4 && w.n_gaps == 2 && near(w.host_wait_ns, 2), "host window: kernels and gaps unchanged");
+    CHECK(w.launch_api_ns.n == 2 && near(w.launch_calls_per_step, 2) && w.launch_interval_ns.n == 1 &&
+          near(w.launch_interval_ns.median, 8), "host window [10, 30]: the calls at 12 and 20");
     trace_window_free(&w);
     trace_free(&t);
 
@@ -96,7 +107,8 @@ static void test_host_bound(void) {
     kernel(&u, 0, 10, 1, -1, 0, 0, "x");
     kernel(&u, 20, 30, 2, -1, 0, 0, "x");
     w = trace_window(&u, 0, 100, 1);
-    CHECK(w.n_gaps == 1 && w.host_bound_ns == 0 && w.launch_delay_ns.n == 0, "gaps without launch records");
+    CHECK(w.n_gaps == 1 && w.host_bound_ns == 0 && w.host_wait_ns == 0 && w.launch_delay_ns.n == 0 &&
+          w.launch_interval_ns.n == 0, "gaps without launch records");
     trace_window_free(&w);
     trace_clear(&u);
     CHECK(u.nk == 0, "trace_clear");
