@@ -89,3 +89,20 @@ Part part_from_kernel_name(const char *kernel_name) {
         if (strstr(low, lib_words[i].word)) return lib_words[i].part;
     return P_OTHER;
 }
+
+/* torch's ops by their bare name ("aten::linear" -> "linear"), then by a word in it. */
+Part part_from_op_name(const char *op_name) {
+    static const struct { const char *name; Part part; } ops[] = {
+        {"linear", P_LINEAR}, {"addmm", P_LINEAR}, {"mm", P_LINEAR},
+        {"matmul", P_ATTN}, {"bmm", P_ATTN}, {"baddbmm", P_ATTN},    /* Q·K and P·V in eager attention */
+        {"pow", P_NORM}, {"mean", P_NORM}, {"rsqrt", P_NORM},          /* RMSNorm in eager */
+    };
+    if (!op_name) return P_ELEMENTWISE;
+    char bare[128];
+    bare_name(op_name, bare, sizeof bare);
+    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+        if (strcmp(bare, ops[i].name) == 0) return ops[i].part;
+    if (strstr(op_name, "attention") || strstr(op_name, "softmax")) return P_ATTN;
+    if (strstr(op_name, "norm")) return P_NORM;
+    return P_ELEMENTWISE;
+}

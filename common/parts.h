@@ -23,6 +23,10 @@ int part_is_gemm(Part p);               /* the linear layers: q k v qkv o gate u
  * elementwise -> elementwise; this kit's gemv_*, rmsnorm*, rope*, ... by their prefix).
  * Returns P_OTHER when the name says nothing. Used when a kernel carries no tag. */
 Part part_from_kernel_name(const char *kernel_name);
+/* The same guess for a kernel of a torch.profiler trace, from the aten op that launched it
+ * (its outermost one): linear/addmm/mm -> linear; matmul/bmm, attention, softmax -> attn;
+ * pow/mean/rsqrt, *norm* -> norm; any other op -> elementwise. */
+Part part_from_op_name(const char *op_name);
 /* A fixed colour per part (RGB), for charts and the trace. */
 void part_color(Part p, unsigned char rgb[3]);
 

@@ -1,5 +1,5 @@
 /* part_from_kernel_name on real kernel names (cuBLAS, CUTLASS, PyTorch eager, flash) and on
- * this kit's own; part_name <-> part_from_name round trips. */
+ * this kit's own; part_from_op_name on torch's ops; part_name <-> part_from_name round trips. */
 #include <string.h>
 #include "check.h"
 #include "parts.h"
@@ -66,7 +66,24 @@ static const struct { const char *name; Part part; } cases[] = {
     {"", P_OTHER},
 };
 
+/* The outermost aten ops that launch kernels in transformers' eager Llama decode. */
+static const struct { const char *op; Part part; } ops[] = {
+    {"aten::linear", P_LINEAR}, {"aten::addmm", P_LINEAR}, {"aten::mm", P_LINEAR},
+    {"aten::scaled_dot_product_attention", P_ATTN}, {"aten::_flash_attention_forward", P_ATTN},
+    {"aten::matmul", P_ATTN}, {"aten::bmm", P_ATTN}, {"aten::softmax", P_ATTN},
+    {"aten::pow", P_NORM}, {"aten::mean", P_NORM}, {"aten::rsqrt", P_NORM}, {"aten::rms_norm", P_NORM},
+    {"aten::layer_norm", P_NORM},
+    {"aten::mul", P_ELEMENTWISE}, {"aten::add", P_ELEMENTWISE}, {"aten::addcmul", P_ELEMENTWISE},
+    {"aten::cat", P_ELEMENTWISE}, {"aten::to", P_ELEMENTWISE},
+    {"aten::silu", P_ELEMENTWISE}, {"aten::embedding", P_ELEMENTWISE}, {"", P_ELEMENTWISE},
+};
+
 int main(void) {
+    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
+        Part p = part_from_op_name(ops[i].op);
+        CHECK(p == ops[i].part, "op %s -> %s, want %s", ops[i].op, part_name(p), part_name(ops[i].part));
+    }
+    CHECK(part_from_op_name(NULL) == P_ELEMENTWISE, "NULL op");
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         Part p = part_from_kernel_name(cases[i].name);
         CHECK(p == cases[i].part, "%.60s... -> %s, want %s", cases[i].name, part_name(p), part_name(cases[i].part));
