@@ -42,12 +42,12 @@ CFLAGS   := -std=c11 -O2 -g -Wall -Wextra -Wno-unused-parameter -D_GNU_SOURCE -I
 NVFLAGS  := -O3 -std=c++17 -lineinfo $(GENCODE) -Icommon -I$(CUPTI_INC) $(DEBUGDEF) \
             -Xcompiler -Wall,-Wno-unused-function -D_GNU_SOURCE $(NVEXTRA)
 LDLIBS   := -L$(CUDA_HOME)/lib64 -L$(CUPTI_LIB) -Xlinker -rpath,$(CUDA_HOME)/lib64 \
-            -Xlinker -rpath,$(CUPTI_LIB) -lcublas -lcupti -lcudart -lcjson -lstb -lm -ldl -lpthread
-HOSTLIBS := -lcjson -lstb -lm
+            -Xlinker -rpath,$(CUPTI_LIB) -lcublas -lcupti -lcudart -lcjson -lstb -lz -lm -ldl -lpthread
+HOSTLIBS := -lcjson -lstb -lz -lm
 # CUDA_LINK=static: cudart, cuBLAS and CUPTI from their static archives, for a toolkit that
 # ships no shared runtime libraries (CI's Debian CUDA 12.4 compile check, .ci/run)
 ifeq ($(CUDA_LINK),static)
-LDLIBS   := -cudart static -lcublas_static -lcublasLt_static -lcupti_static -lculibos -lcjson -lstb -lm -ldl -lpthread -lrt
+LDLIBS   := -cudart static -lcublas_static -lcublasLt_static -lcupti_static -lculibos -lcjson -lstb -lz -lm -ldl -lpthread -lrt
 endif
 
 # ---- the shared layer: host C in one library, CUDA in another -------------------------
@@ -148,12 +148,12 @@ reference: gpu-check
 	-$(BIN)/check_answers answers/claims.tsv results/rows.tsv > $(REF)/CHECK.txt
 
 # ---- machine set-up -------------------------------------------------------------------
-DEPS_PKGS := libstb-dev libcjson-dev
+DEPS_PKGS := libstb-dev libcjson-dev zlib1g-dev
 deps:
 	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(DEPS_PKGS)
-# Every build starts here: installs the two apt packages when root, else names the command.
+# Every build starts here: installs the apt packages when root, else names the command.
 deps-check:
-	@printf '#include <stb/stb_image_write.h>\n#include <cjson/cJSON.h>\n' | $(CC) -E -x c - >/dev/null 2>&1 || \
+	@printf '#include <stb/stb_image_write.h>\n#include <cjson/cJSON.h>\n#include <zlib.h>\n' | $(CC) -E -x c - >/dev/null 2>&1 || \
 	 { if [ "$$(id -u)" = 0 ]; then echo "installing $(DEPS_PKGS) (make deps)"; $(MAKE) --no-print-directory deps; \
 	   else echo "missing $(DEPS_PKGS): run  sudo apt-get install -y $(DEPS_PKGS)"; exit 1; fi; }
 gpu-check:

@@ -1,0 +1,157 @@
+#!/bin/bash
+# bin/trace_stats: (1) on the fixture, a real torch.profiler trace, against the independent
+# analysis in its expected.txt: counts exactly, ratios and shares within 0.5 percentage
+# points, gap times within 0.5 us, span and kernel time within expected.txt's 4 digits; the
+# same gzipped; (2) --rows writes day "trace" rows once, beside the other days'; (3) bad
+# input through bin/trace_stats and the AddressSanitizer build of the reader
+# ($BUILD/asan/trace_check): exit 1 and exactly one "error:" sentence naming the file
+# and what is wrong, never a crash; (4) the ASan sweep: every prefix and many one-byte
+# changes of a small trace parse or fail with a sentence.
+cd "$(dirname "$0")/../.."
+SHARED=${SHARED:-../shared} BUILD=${BUILD:-build}
+bin=bin/trace_stats asan=$BUILD/asan/trace_check
+fix=$SHARED/fixtures/torch-trace
+tmp=$(mktemp -d /tmp/kit_trace_stats.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+export ASAN_OPTIONS=exitcode=99:detect_leaks=0 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1:exitcode=98
+pass=0 fail=0 skip=0
+ok() { if eval "$2"; then pass=$((pass + 1)); echo "ok   $1"; else fail=$((fail + 1)); echo "FAIL: $1"; fi; }
+
+# ---- 1. the fixture against expected.txt -------------------------------------------------
+if [ ! -d "$fix" ]; then
+  if [ -n "$KIT_REQUIRE_FIXTURES" ]; then fail=$((fail + 1)); echo "FAIL: no fixture at $fix"
+  else skip=1; echo "skipped: the fixture checks (no $fix: set SHARED to the course's shared folder)"; fi
+else
+  $bin "$fix/trace_hf_eager_b1.json" >"$tmp/out.txt" 2>&1; rc=$?
+  ok "the fixture: exit 0" "[ $rc = 0 ]"
+  # key=value pairs of the medians and top lines (not the per-step lines), one a line
+  grep -vE '^(step=|#|trace=)' "$tmp/out.txt" | tr ' ' '\n' | grep '=' >"$tmp/ours.txt"
+  grep -v '^#' "$fix/expected.txt" | tr ' ' '\n' | grep '=' >"$tmp/want.txt"
+  while IFS='=' read -r key want; do
+    got=$(awk -F= -v k="$key" '$1 == k {print $2; exit}' "$tmp/ours.txt")
+    case "$key" in
+      steps|kernels|linear|gaps) rule="exactly"; cond="[ '$got' = '$want' ]";;
+      busy|host_bound)           rule="within 0.005"; cond="awk 'BEGIN{exit !(($got - $want)^2 <= 0.005^2)}'";;
+      top*_share)                rule="within 0.5 points"; cond="awk 'BEGIN{exit !(($got - $want)^2 <= 0.5^2)}'";;
+      gap_*_us)                  rule="within 0.5 us"; cond="awk 'BEGIN{exit !(($got - $want)^2 <= 0.5^2)}'";;
+      span_us|gpu_us)            rule="within 0.05%"; cond="awk 'BEGIN{d = $got - $want; exit !(d * d <= (0.0005 * $want)^2 + 0.25)}'";;
+      top*_name)                 rule="the same"; cond="[ '$got' = '$want' ]";;
+      *)                         rule="(no rule)"; cond=false;;
+    esac
+    [ -n "$got" ] || cond=false
+    ok "fixture $key=${got:-missing}, expected.txt $want, $rule" "$cond"
+  done <"$tmp/want.txt"
+  ok "fixture: every expected key checked ($(wc -l <"$tmp/want.txt") keys)" "[ $(wc -l <"$tmp/want.txt") -ge 13 ]"
+  ok "fixture: the skipped kinds counted" "grep -q 'skipped=5753 skipped_kinds=\"ac2g:5692 ph=M:58 Trace:1 ph=i:2\"' $tmp/out.txt"
+  ok "fixture: one line per step" "[ \$(grep -c '^step=[345] kernels=925 ' $tmp/out.txt) = 3 ]"
+  ok "fixture: the top kernels' part, from aten::linear" "[ \$(grep -c 'top[123]_part=linear' $tmp/out.txt) = 3 ]"
+  ok "fixture: the --dispatch-us suggestion" "grep -qE '^dispatch_us=1[0-9.]+$' $tmp/out.txt && grep -q -- '--dispatch-us 14 ' $tmp/out.txt"
+
+  gzip -c "$fix/trace_hf_eager_b1.json" >"$tmp/trace.json.gz"
+  $bin "$tmp/trace.json.gz" >"$tmp/gz.txt" 2>&1
+  ok "the gzipped fixture: the same numbers" "diff <(tail -n +2 $tmp/out.txt) <(tail -n +2 $tmp/gz.txt) >/dev/null"
+
+  # ---- 2. --rows ----------------------------------------------------------------------------
+  mkdir -p "$tmp/res" && cp tests/data/rows_full.tsv "$tmp/res/rows.tsv"
+  KIT_RESULTS=$tmp/res $bin --rows "$fix/trace_hf_eager_b1.json" >"$tmp/rows_out.txt" 2>&1
+  KIT_RESULTS=$tmp/res $bin --rows "$fix/trace_hf_eager_b1.json" >/dev/null 2>&1
+  ntrace=$(grep -c '^trace	trace_' "$tmp/res/rows.tsv")
+  ok "--rows twice: 17 rows of day trace, not 34 ($ntrace)" "[ $ntrace = 17 ]"
+  ok "--rows keeps the other days' rows" "[ \$(grep -vc '^trace	' $tmp/res/rows.tsv) = \$(grep -c . tests/data/rows_full.tsv) ]"
+  ok "--rows: busy in %, top1 with its name and part" "grep -qP '^trace\ttrace_busy\t-\t8\\.89\\d*\t%\t' $tmp/res/rows.tsv && grep -qP '^trace\ttrace_top1_share\t-\t26\\.9\\d*\t%\tnvjet_sm90_hsh_64x8_64x16_4x1_v_bz_TNT -> linear' $tmp/res/rows.tsv"
+fi
+
+# ---- 3. bad input: one sentence, exit 1 ----------------------------------------------------
+K='{"ph":"X","cat":"kernel","name":"k","ts":10,"dur":5,"args":{"correlation":1}}'
+bad() { printf '%s' "$2" >"$tmp/$1.json"; }
+bad empty ''
+bad not_json 'hello'
+bad cut_in_events '{"traceEvents": ['
+bad cut_in_event '{"traceEvents": [{"ph":"X"'
+bad cut_after_events "{\"traceEvents\": [$K] "
+bad event_not_json '{"traceEvents": [{"ph":"X","cat":"kernel",}]}'
+bad unmatched "{\"traceEvents\": [$K] }}"
+bad doc_not_json "{\"traceEvents\": [$K], \"x\": tru}"
+bad no_comma "{\"traceEvents\": [$K $K]}"
+bad not_an_object '{"traceEvents": [1]}'
+bad trailing_comma "{\"traceEvents\": [$K,]}"
+bad no_trace_events '{"events": []}'
+bad no_kernels '{"traceEvents": [{"ph":"X","cat":"cpu_op","name":"aten::mm","ts":1,"dur":1}]}'
+bad no_ts '{"traceEvents": [{"ph":"X","cat":"kernel","name":"k","dur":5,"args":{"correlation":1}}]}'
+bad string_dur '{"traceEvents": [{"ph":"X","cat":"kernel","name":"k","ts":5,"dur":"5","args":{"correlation":1}}]}'
+bad negative_dur '{"traceEvents": [{"ph":"X","cat":"kernel","name":"k","ts":5,"dur":-5,"args":{"correlation":1}}]}'
+bad huge_ts '{"traceEvents": [{"ph":"X","cat":"kernel","name":"k","ts":1e300,"dur":5,"args":{"correlation":1}}]}'
+bad no_correlation '{"traceEvents": [{"ph":"X","cat":"kernel","name":"k","ts":5,"dur":5}]}'
+bad call_no_correlation "{\"traceEvents\": [$K, {\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"ts\":1,\"dur\":1}]}"
+bad no_name '{"traceEvents": [{"ph":"X","cat":"kernel","ts":5,"dur":5,"args":{"correlation":1}}]}'
+bad deep_event "{\"traceEvents\": [{\"args\": $(printf '[%.0s' {1..3000})$(printf ']%.0s' {1..3000})}]}"
+bad deep_doc "{\"x\": $(printf '[%.0s' {1..3000})$(printf ']%.0s' {1..3000}), \"traceEvents\": [$K]}"
+printf '{"traceEvents": [{"ph":"X","cat":"kernel","name":"k\0","ts":5,"dur":5,"args":{"correlation":1}} \0]}' >"$tmp/nul_byte.json"
+head -c 200000 "$fix/trace_hf_eager_b1.json" 2>/dev/null | gzip >"$tmp/cut_fixture.json.gz" || printf '{"traceEvents": [' | gzip >"$tmp/cut_fixture.json.gz"
+gzip -c "$tmp/not_json.json" | head -c 20 >"$tmp/cut_gzip.json.gz"
+mkdir "$tmp/a_folder.json"
+
+# expect NAME "STRING1|STRING2" COMMAND...: exit 1, exactly one error line holding every STRING
+expect() {
+  local name=$1 want=$2; shift 2
+  [ -x "$1" ] || { echo "FAIL $name: $1 is missing (make test builds it)"; fail=$((fail + 1)); return; }
+  "$@" >/dev/null 2>"$tmp/stderr"; local rc=$? why=""
+  [ "$rc" = 1 ] || why="exit code $rc, want 1"
+  grep -qE 'Sanitizer|runtime error' "$tmp/stderr" && why="sanitizer report"
+  [ -z "$why" ] && [ "$(grep -c '^error: ' "$tmp/stderr")" != 1 ] && why="want exactly one 'error:' line"
+  local IFS='|' s
+  for s in $want; do [ -z "$why" ] && ! grep -qF -- "$s" "$tmp/stderr" && why="the error does not say '$s'"; done
+  if [ -z "$why" ]; then pass=$((pass + 1)); echo "ok   $name ($(basename "$1")): $(head -1 "$tmp/stderr")"
+  else fail=$((fail + 1)); echo "FAIL $name ($(basename "$1")): $why"; head -5 "$tmp/stderr" | sed 's/^/       /'; fi
+}
+both() { local name=$1 want=$2 file=$3; expect "$name" "$file|$want" $bin "$file"; expect "$name" "$file|$want" $asan "$file"; }
+both empty "it is empty" "$tmp/empty.json"
+both not_json "starts with 'h'" "$tmp/not_json.json"
+both cut_in_events "ends inside traceEvents, after 0 events" "$tmp/cut_in_events.json"
+both cut_in_event "ends inside traceEvents[0]" "$tmp/cut_in_event.json"
+both cut_after_events "ends before its JSON does" "$tmp/cut_after_events.json"
+both event_not_json "traceEvents[0] (byte 17) is not valid JSON" "$tmp/event_not_json.json"
+both unmatched "unmatched '}'" "$tmp/unmatched.json"
+both doc_not_json "JSON around traceEvents is not valid|tru}" "$tmp/doc_not_json.json"
+both no_comma "where ',' or ']' belongs" "$tmp/no_comma.json"
+both not_an_object "traceEvents[0] (byte 17) is not an event object" "$tmp/not_an_object.json"
+both trailing_comma "traceEvents[1]|is not an event object but starts with ']'" "$tmp/trailing_comma.json"
+both no_trace_events 'no "traceEvents" array' "$tmp/no_trace_events.json"
+both no_kernels "no GPU kernel events|ProfilerActivity.CUDA" "$tmp/no_kernels.json"
+both no_ts 'traceEvents[0]|has no valid "ts"' "$tmp/no_ts.json"
+both string_dur 'has no valid "dur"' "$tmp/string_dur.json"
+both negative_dur 'has no valid "dur"' "$tmp/negative_dur.json"
+both huge_ts 'has no valid "ts"' "$tmp/huge_ts.json"
+both no_correlation 'cat "kernel") has no valid "args": {"correlation"' "$tmp/no_correlation.json"
+both call_no_correlation 'traceEvents[1]|cat "cuda_runtime") has no valid "args": {"correlation"' "$tmp/call_no_correlation.json"
+both no_name 'has no valid "name"' "$tmp/no_name.json"
+both deep_event "traceEvents[0] (byte 17) is not valid JSON" "$tmp/deep_event.json"
+both deep_doc "JSON around traceEvents is not valid" "$tmp/deep_doc.json"
+both nul_byte "'\\x00' at byte 95" "$tmp/nul_byte.json"
+both cut_fixture_gz "cut short" "$tmp/cut_fixture.json.gz"
+both cut_gzip "gzip data ends early" "$tmp/cut_gzip.json.gz"
+both missing_file "no such file" "$tmp/absent.json"
+both a_folder "not a regular file" "$tmp/a_folder.json"
+expect no_argument "no trace given" $bin
+expect unknown_option "unknown option --bogus" $bin --bogus "$tmp/empty.json"
+expect two_files "one trace at a time" $bin "$tmp/empty.json" "$tmp/not_json.json"
+
+# ---- 4. the sweep under ASan --------------------------------------------------------------
+printf '%s\n' '{"traceEvents": [' \
+  '{"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 1, "tid": 1, "ts": 100, "dur": 100},' \
+  '{"ph": "X", "cat": "gpu_user_annotation", "name": "ProfilerStep#1", "pid": 0, "tid": 7, "ts": 150, "dur": 50},' \
+  '{"ph": "X", "cat": "cpu_op", "name": "aten::linear", "pid": 1, "tid": 1, "ts": 110, "dur": 20, "args": {"External id": 1}},' \
+  '{"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 115, "dur": 5, "args": {"correlation": 9, "External id": 1}},' \
+  '{"ph": "X", "cat": "kernel", "name": "k\"}]", "pid": 0, "tid": 7, "ts": 150, "dur": 20, "args": {"correlation": 9, "External id": 1}},' \
+  '{"ph": "s", "id": 9, "pid": 1, "tid": 1, "ts": 115, "cat": "ac2g", "name": "ac2g"}' \
+  '], "traceName": "sweep"}' >"$tmp/small.json"
+if [ -x "$asan" ]; then
+  "$asan" --sweep "$tmp/small.json" >"$tmp/sweep.txt" 2>&1; rc=$?
+  ok "ASan sweep: $(head -1 "$tmp/sweep.txt")" "[ $rc = 0 ] && grep -q 'parsed, .* failed with a sentence' $tmp/sweep.txt && ! grep -qE 'Sanitizer|runtime error' $tmp/sweep.txt"
+else
+  ok "ASan sweep: $asan is missing" false
+fi
+
+if [ "$skip" = 0 ]; then echo "trace_stats: $pass passed, $fail failed"
+else echo "trace_stats: $pass passed, $fail failed, $skip skipped"; fi
+[ "$fail" = 0 ]

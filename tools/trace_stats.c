@@ -1,0 +1,137 @@
+/* trace_stats: the lesson's numbers of YOUR PyTorch run, read off its torch.profiler trace.
+ *
+ *   bin/trace_stats [--rows] FILE.json[.gz]
+ *
+ * FILE is what torch.profiler's export_chrome_trace wrote (Kineto's JSON, gzipped or not;
+ * README.md has the Colab cell that makes one), or one of the kit's own
+ * results/trace_*.json. The numbers are the ones day10 and day11 print for the kit's C
+ * engine, with the same definitions and the same code (common/trace.c's window analysis),
+ * so the two can sit side by side:
+ *   - one line per ProfilerStep (step=N ...), then the median over the steps, one key a
+ *     line: kernels, launches (launch calls), linear (aten::linear ops), busy (0..1),
+ *     span_us, gpu_us (kernel time, overlaps merged), gaps, gap_median_us, gap_p90_us,
+ *     host_bound (the share of gap time before the next launch call had even begun),
+ *     host_bound_gaps (day11's whole-gap share), cpu_per_launch_us, launch_call_us,
+ *     dispatch_us;
+ *   - top1..3: the kernels with the most GPU time, their share, and the model part guessed
+ *     from the aten op that launched them (linear / attn / norm / elementwise);
+ *   - dispatch_us: the host time per launch beyond the launch call itself. Pass it to the
+ *     kit (bin/tinyllama --dispatch-us N, the busy-wait day11 uses) to emulate this run's
+ *     Python + dispatcher cost on the C engine.
+ * Definitions in full: common/trace_stats.h. --rows also writes them to results/rows.tsv
+ * (day "trace", keys trace_*), and day12's report shows them beside the kit's values.
+ *
+ * Bad input (not JSON, cut short, an event without ts/dur/correlation, no kernels) is one
+ * "error:" sentence naming the file and event, exit 1. Event kinds not used here (flows,
+ * metadata, memcpy, python_function, ...) are skipped and counted on the events= line. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include "rows.h"
+#include "trace_json.h"
+#include "trace_stats.h"
+#include "util.h"
+
+static void usage(FILE *f) {
+    fprintf(f, "usage: bin/trace_stats [--rows] FILE.json[.gz]\n"
+               "  FILE   a torch.profiler trace (prof.export_chrome_trace) or the kit's results/trace_*.json\n"
+               "  --rows also write the medians to results/rows.tsv (day \"trace\") for day12's report\n"
+               "Prints key=value lines per ProfilerStep and their medians; errors: one line, exit 1.\n");
+}
+
+/* " key=v" (sep first), "-" for a value not defined in the window. */
+static void value(const char *sep, const char *key, double v) {
+    if (isnan(v)) printf("%s%s=-", sep, key);
+    else printf("%s%s=%.4g", sep, key, v);
+}
+
+/* A kernel name as one key=value token: quoted when it holds a space or a quote. */
+static void name_value(const char *key, const char *name) {
+    if (!strpbrk(name, " \"")) { printf(" %s=%s", key, name); return; }
+    printf(" %s=\"", key);
+    for (const char *p = name; *p; p++) printf(*p == '"' ? "'" : "%c", *p);
+    printf("\"");
+}
+
+typedef struct { TraceStat stat; const char *key, *unit; double scale; } RowSpec;
+static const RowSpec ROWS[] = {
+    {TS_KERNELS, "trace_kernels_per_step", "count", 1}, {TS_LAUNCHES, "trace_launches_per_step", "count", 1},
+    {TS_LINEAR, "trace_linear_per_step", "count", 1}, {TS_BUSY, "trace_busy", "%", 100},
+    {TS_GPU_US, "trace_gpu_ms_per_step", "ms", 1e-3}, {TS_GAPS, "trace_gaps_per_step", "count", 1},
+    {TS_GAP_MEDIAN_US, "trace_gap_median_us", "us", 1}, {TS_GAP_P90_US, "trace_gap_p90_us", "us", 1},
+    {TS_HOST_BOUND, "trace_host_bound", "%", 100}, {TS_HOST_BOUND_GAPS, "trace_host_bound_gaps", "%", 100},
+    {TS_CPU_PER_LAUNCH_US, "trace_cpu_per_launch_us", "us", 1}, {TS_LAUNCH_CALL_US, "trace_launch_api_us", "us", 1},
+    {TS_DISPATCH_US, "trace_dispatch_us", "us", 1},
+};
+
+static void write_rows(const char *path, const TraceStats *s) {
+    const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+    char note[256];
+    snprintf(note, sizeof note, "%s, median of %d %s", base, s->nsteps,
+             strcmp(s->windows, "whole_trace") ? "ProfilerSteps" : "window (no ProfilerStep marks)");
+    rows_write("trace", "trace_steps", NAN, s->nsteps, "count", note);
+    for (size_t i = 0; i < sizeof ROWS / sizeof ROWS[0]; i++)
+        rows_write("trace", ROWS[i].key, NAN, s->median[ROWS[i].stat] * ROWS[i].scale, ROWS[i].unit, note);
+    for (int i = 0; i < s->ntop; i++) {
+        char key[32];
+        snprintf(key, sizeof key, "trace_top%d_share", i + 1);
+        snprintf(note, sizeof note, "%s -> %s", s->top[i].name, s->top[i].parts);
+        rows_write("trace", key, NAN, 100 * s->top[i].share, "%", note);
+    }
+    printf("rows=%s/rows.tsv day=trace rows=%d\n", results_dir(), 1 + (int)(sizeof ROWS / sizeof ROWS[0]) + s->ntop);
+}
+
+int main(int argc, char **argv) {
+    const char *path = NULL;
+    int rows = 0;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) { usage(stdout); return 0; }
+        else if (!strcmp(argv[i], "--rows")) rows = 1;
+        else if (argv[i][0] == '-' && argv[i][1]) { usage(stderr); die("unknown option %s (see --help)", argv[i]); }
+        else if (path) { usage(stderr); die("one trace at a time: %s and %s", path, argv[i]); }
+        else path = argv[i];
+    }
+    if (!path) { usage(stderr); die("no trace given: bin/trace_stats FILE.json[.gz]"); }
+
+    TraceJson tj;
+    char err[512];
+    if (trace_json_read(path, &tj, err, sizeof err)) die("%s", err);
+    printf("trace=%s events=%ld kernel_events=%d call_events=%d cpu_ops=%ld skipped=%ld", path, tj.events, tj.t.nk,
+           tj.t.napi, tj.cpu_ops, tj.skipped);
+    if (tj.nskip) {
+        printf(" skipped_kinds=\"");
+        for (int i = 0; i < tj.nskip; i++) printf("%s%s:%ld", i ? " " : "", tj.skip[i].kind, tj.skip[i].n);
+        printf("\"");
+    }
+    printf("\n");
+
+    TraceStats s = trace_stats(&tj);
+    printf("steps=%d windows=%s linear_from=%s\n", s.nsteps, s.windows, s.linear_from);
+    for (int i = 0; i < s.nsteps; i++) {
+        if (s.step[i].number >= 0) printf("step=%ld", s.step[i].number);
+        else printf("step=whole_trace");
+        for (int k = 0; k < TS_COUNT; k++) value(" ", trace_stat_key(k), s.step[i].v[k]);
+        printf("\n");
+    }
+    printf("# the median over %d %s:\n", s.nsteps, s.nsteps == 1 ? "window" : "steps");
+    for (int k = 0; k < TS_COUNT; k++) {
+        value("", trace_stat_key(k), s.median[k]);
+        printf("\n");
+    }
+    for (int i = 0; i < s.ntop; i++) {
+        char key[32];
+        snprintf(key, sizeof key, "top%d_share", i + 1);
+        value("", key, 100 * s.top[i].share);
+        snprintf(key, sizeof key, "top%d_name", i + 1);
+        name_value(key, s.top[i].name);
+        printf(" top%d_part=%s top%d_calls_per_step=%.4g\n", i + 1, s.top[i].parts, i + 1, s.top[i].calls_per_step);
+    }
+    if (!isnan(s.median[TS_DISPATCH_US]))
+        printf("# to emulate this run's host cost per launch on the kit: --dispatch-us %.0f (%.1f us from one launch "
+               "call to the next, less the %.1f us call itself)\n", s.median[TS_DISPATCH_US],
+               s.median[TS_CPU_PER_LAUNCH_US], s.median[TS_LAUNCH_CALL_US]);
+    if (rows) write_rows(path, &s);
+    trace_stats_free(&s);
+    trace_json_free(&tj);
+    return 0;
+}
