@@ -15,7 +15,8 @@
  * weights, with its predicted floor). Each step one change, re-measured, logged.
  *
  * Build and run:   make day12        (or: bin/day12_report after the days ran)
- * Reads:           results/rows.tsv, results/gaps_<cfg>.tsv, results/timeline_*.png
+ * Reads:           results/rows.tsv (with bin/trace_stats --rows' rows: a section on your own
+ *                  PyTorch run), results/gaps_<cfg>.tsv, results/timeline_*.png
  * Writes:          results/REPORT.md and its PNG charts  ($KIT_RESULTS moves "results")
  * Expect:          one line per file written; a day that has not run shows up in the
  *                  report as "not run (make dayNN)", never as a blank or a zero.
@@ -184,19 +185,23 @@ static void why_gemms(const Row *r, Cell *c) {
     if (r->measured == want) add(c->why, "matches day 2's count: 7 linears × 22 layers + lm_head");
     else add(c->why, "%s off the config's %s: some linear layers were not seen as GEMMs", num(r->measured - want), num(want));
 }
+/* A top-k row (note "name -> parts") as "`name` → parts, share%"; its parts into part. */
+static void top_cell(const Row *r, char *cell, size_t cap, char part[64]) {
+    char name[200] = "?";
+    const char *arrow = strstr(r->note, "->");
+    snprintf(name, sizeof name, "%.*s", arrow ? (int)(arrow - r->note) : (int)strlen(r->note), r->note);
+    snprintf(part, 64, "%s", arrow ? arrow + 2 + strspn(arrow + 2, " ") : "?");
+    name[strcspn(name, "|")] = 0;
+    for (char *e = name + strlen(name); e > name && e[-1] == ' '; ) *--e = 0;
+    if (strlen(name) > 48) strcpy(name + 45, "...");
+    snprintf(cell, cap, "`%s` → %s, %s%%", name, part, num(r->measured));
+}
 /* The three top kernels: the lesson expects these families at ranks 1, 2, 3. */
 static void why_top(const Row *r, Cell *c, int rank) {
     static const char *const family[] = {"linear layers", "elementwise", "attention"};
     static const double lo[] = {60, 10, 5}, hi[] = {80, 20, 10};
-    char name[200] = "?", part[64] = "?";
-    const char *arrow = strstr(r->note, "->");
-    snprintf(name, sizeof name, "%.*s", arrow ? (int)(arrow - r->note) : (int)strlen(r->note), r->note);
-    if (arrow) snprintf(part, sizeof part, "%s", arrow + 2 + strspn(arrow + 2, " "));
-    name[strcspn(name, "|")] = 0;
-    for (char *e = name + strlen(name); e > name && e[-1] == ' '; ) *--e = 0;
-    if (strlen(name) > 48) strcpy(name + 45, "...");
-    snprintf(c->measured, sizeof c->measured, "`%s` → %s, %s%%", name, part, num(r->measured));
-    char first[64];                       /* "q/k/v/o/..." -> "q": one kernel, one family */
+    char part[64], first[64];             /* "q/k/v/o/..." -> "q": one kernel, one family */
+    top_cell(r, c->measured, sizeof c->measured, part);
     snprintf(first, sizeof first, "%.*s", (int)strcspn(part, "/"), part);
     int p = part_from_name(first);
     const char *fam = p < 0 ? "?" : part_is_gemm(p) ? family[0] : p == P_ATTN ? family[2] : family[1];
@@ -584,6 +589,53 @@ static void experiment_log(void) {
                  "than 16-bit until its dequantization was fused into the matmul.\n\n");
 }
 
+/* ---- your PyTorch run: bin/trace_stats --rows, beside the kit's values ------------------ */
+static void your_pytorch_run(void) {
+    static const struct { const char *item, *day, *kit, *yours; } lines[] = {
+        {"Kernels per step", "day10", "kernels_per_step", "trace_kernels_per_step"},
+        {"Launch calls per step", "day11", "launches_per_step_eager_b1_d%.0f", "trace_launches_per_step"},
+        {"Linear layers per step", "day10", "gemms_per_step", "trace_linear_per_step"},
+        {"Top 1 kernel / share", "day10", "top1_share", "trace_top1_share"},
+        {"Top 2 kernel / share", "day10", "top2_share", "trace_top2_share"},
+        {"Top 3 kernel / share", "day10", "top3_share", "trace_top3_share"},
+        {"Kernel time per step (overlaps merged)", "day11", "gpu_ms_per_step_eager_b1_d%.0f", "trace_gpu_ms_per_step"},
+        {"GPU busy ratio on the traced timeline (union ÷ span)", "day11", "busy_traced_eager_b1_d%.0f", "trace_busy"},
+        {"Gaps per step", "day11", "gaps_per_step_eager_b1_d%.0f", "trace_gaps_per_step"},
+        {"Typical gap (median)", "day11", "gap_median_us_eager_b1_d%.0f", "trace_gap_median_us"},
+        {"Gap p90", "day11", "gap_p90_us_eager_b1_d%.0f", "trace_gap_p90_us"},
+        {"Host-bound gap time (whole gaps)", "day11", "host_bound_eager_b1_d%.0f", "trace_host_bound_gaps"},
+        {"Host-bound gap time (only the part before the launch call began)", NULL, NULL, "trace_host_bound"},
+        {"Launch call", "day11", "launch_api_us_eager_b1_d%.0f", "trace_launch_api_us"},
+        {"Host time from one launch call to the next", NULL, NULL, "trace_cpu_per_launch_us"},
+        {"Host time per launch beyond the call (`--dispatch-us`)", "day11", "dispatch_us", "trace_dispatch_us"},
+    };
+    const Row *steps = got("trace_steps");
+    if (!steps) return;
+    fprintf(out, "## Your PyTorch run\n\n%s, read by `bin/trace_stats --rows` with the definitions and the code of "
+                 "day10 and day11. The kit's column is its emulated HF eager decode (batch 1, %s µs of host busy-wait "
+                 "per launch): where the two differ, the emulated dispatcher is not your run's. Both busy ratios are "
+                 "read off a traced timeline; the headline busy ratio divides the kernel time by the TPOT measured "
+                 "without a profiler (for your run: kernel time per step ÷ your decode step timed without the "
+                 "profiler).\n\n| measure | the kit (emulated HF eager, batch 1) | your PyTorch run |\n|---|---|---|\n",
+            steps->note, num(dispatch_us()));
+    for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++) {
+        const Row *rs[2] = {lines[i].kit ? got(D(lines[i].kit)) : NULL, got(lines[i].yours)};
+        char cells[2][640], part[64];
+        for (int j = 0; j < 2; j++) {
+            if (rs[j] && strstr(rs[j]->key, "_share")) top_cell(rs[j], cells[j], sizeof cells[j], part);
+            else if (rs[j]) snprintf(cells[j], sizeof cells[j], "%s", with_unit(rs[j]->measured, rs[j]->unit));
+            else if (j == 0 && lines[i].day) snprintf(cells[j], sizeof cells[j], "not run (make %s)", lines[i].day);
+            else snprintf(cells[j], sizeof cells[j], "—");
+        }
+        fprintf(out, "| %s | %s | %s |\n", lines[i].item, cells[0], cells[1]);
+    }
+    if (got("trace_dispatch_us"))
+        fprintf(out, "\nTo emulate your run's host cost on the kit: `bin/day09_ttft_tpot --dispatch-us %.0f` and "
+                     "`bin/day11_gaps --dispatch-us %.0f`, then `make day12`.\n",
+                M("trace_dispatch_us"), M("trace_dispatch_us"));
+    fprintf(out, "\n");
+}
+
 /* ---- the page ----------------------------------------------------------------------------- */
 int main(void) {
     snprintf(dir, sizeof dir, "%s", results_dir());
@@ -625,6 +677,7 @@ int main(void) {
     timelines();
     chart_parts();
     experiment_log();
+    your_pytorch_run();
     fclose(out);
     printf("report=%s items=%d not_run=%d rows=%d\n", report_path, N_ITEMS, missing, nrows);
     free(rows);

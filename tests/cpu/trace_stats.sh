@@ -2,9 +2,9 @@
 # bin/trace_stats: (1) on the fixture, a real torch.profiler trace, against the independent
 # analysis in its expected.txt: counts exactly, ratios and shares within 0.5 percentage
 # points, gap times within 0.5 us, span and kernel time within expected.txt's 4 digits; the
-# same gzipped; (2) --rows writes day "trace" rows once, beside the other days'; (3) bad
-# input through bin/trace_stats and the AddressSanitizer build of the reader
-# ($BUILD/asan/trace_check): exit 1 and exactly one "error:" sentence naming the file
+# same gzipped; (2) --rows writes day "trace" rows once, and day12 shows them beside the
+# kit's values; (3) bad input through bin/trace_stats and the AddressSanitizer build of the
+# reader ($BUILD/asan/trace_check): exit 1 and exactly one "error:" sentence naming the file
 # and what is wrong, never a crash; (4) the ASan sweep: every prefix and many one-byte
 # changes of a small trace parse or fail with a sentence.
 cd "$(dirname "$0")/../.."
@@ -51,14 +51,26 @@ else
   $bin "$tmp/trace.json.gz" >"$tmp/gz.txt" 2>&1
   ok "the gzipped fixture: the same numbers" "diff <(tail -n +2 $tmp/out.txt) <(tail -n +2 $tmp/gz.txt) >/dev/null"
 
-  # ---- 2. --rows ----------------------------------------------------------------------------
+  # ---- 2. --rows, and day12's section ------------------------------------------------------
   mkdir -p "$tmp/res" && cp tests/data/rows_full.tsv "$tmp/res/rows.tsv"
+  KIT_RESULTS=$tmp/res bin/day12_report >/dev/null 2>&1
+  ok "day12 without trace rows: no 'your PyTorch run' section" "! grep -q 'PyTorch run' $tmp/res/REPORT.md"
   KIT_RESULTS=$tmp/res $bin --rows "$fix/trace_hf_eager_b1.json" >"$tmp/rows_out.txt" 2>&1
   KIT_RESULTS=$tmp/res $bin --rows "$fix/trace_hf_eager_b1.json" >/dev/null 2>&1
   ntrace=$(grep -c '^trace	trace_' "$tmp/res/rows.tsv")
   ok "--rows twice: 17 rows of day trace, not 34 ($ntrace)" "[ $ntrace = 17 ]"
   ok "--rows keeps the other days' rows" "[ \$(grep -vc '^trace	' $tmp/res/rows.tsv) = \$(grep -c . tests/data/rows_full.tsv) ]"
   ok "--rows: busy in %, top1 with its name and part" "grep -qP '^trace\ttrace_busy\t-\t8\\.89\\d*\t%\t' $tmp/res/rows.tsv && grep -qP '^trace\ttrace_top1_share\t-\t26\\.9\\d*\t%\tnvjet_sm90_hsh_64x8_64x16_4x1_v_bz_TNT -> linear' $tmp/res/rows.tsv"
+  KIT_RESULTS=$tmp/res bin/day12_report >/dev/null 2>&1
+  sec=$(sed -n '/^## Your PyTorch run/,$p' "$tmp/res/REPORT.md")
+  ok "day12: the section is there" "[ -n \"\$sec\" ]"
+  ok "day12: the typical gap, the kit's d40 47 us beside the trace's 18.5" "echo \"\$sec\" | grep -q '^| Typical gap (median) | 47.0 µs | 18.5 µs |'"
+  ok "day12: busy on the traced timeline, the kit's 5.9% beside the trace's 8.9%" "echo \"\$sec\" | grep -q '^| GPU busy ratio on the traced timeline (union ÷ span) | 5.93% | 8.90% |'"
+  ok "day12: --dispatch-us, the kit's 40 beside the run's 14" "echo \"\$sec\" | grep -qE '^\\| Host time per launch beyond the call .*\\| 40 µs \\| 14.1 µs \\|'"
+  ok "day12: kernels per step, 925 from the trace" "echo \"\$sec\" | grep -qE '^\\| Kernels per step \\| [0-9]+ \\| 925 \\|'"
+  ok "day12: the top kernel's name in the trace column" "echo \"\$sec\" | grep -q 'nvjet_sm90_hsh_64x8_64x16_4x1_v_bz_TNT. → linear, 27.0%'"
+  ok "day12: the suggested --dispatch-us" "echo \"\$sec\" | grep -q -- '--dispatch-us 14'"
+  ok "day12: no blank or nan cell in the section" "! echo \"\$sec\" | grep -qiE '\\|  *\\||\\bnan\\b'"
 fi
 
 # ---- 3. bad input: one sentence, exit 1 ----------------------------------------------------
