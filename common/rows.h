@@ -20,10 +20,15 @@ void rows_print(const char *key, double theory, double measured, const char *uni
 void report(const char *day, const char *key, double theory, double measured,
             const char *unit, const char *note);
 
-/* Reading back (day12, the answer checker). */
+/* Reading back (day12, the answer checker). Non-finite values other than "-" (NAN, none)
+ * are kept: a reader shows them as invalid. */
 typedef struct { char day[16], key[64], unit[16], note[256]; double theory, measured; } Row;
-int rows_read(const char *path, Row **rows);      /* returns count (0 if no file) */
-const Row *rows_find(const Row *rows, int n, const char *key);
+/* Returns the count (0 if there is no file); dies naming the file and line when it is not
+ * rows.tsv (a folder, a line that is not six fields, "nan" for a number). */
+int rows_read(const char *path, Row **rows);
+/* The first row with this key and day (day NULL or "": any day), or NULL; *ambiguous (when
+ * not NULL) says whether several rows matched. */
+const Row *rows_find(const Row *rows, int n, const char *day, const char *key, int *ambiguous);
 
 #ifdef __cplusplus
 }

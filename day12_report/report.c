@@ -39,11 +39,11 @@ static char dir[4096];          /* where REPORT.md and the PNGs go */
 
 /* A row that was measured, or NULL; its value, or NAN. */
 static const Row *got(const char *key) {
-    const Row *r = rows_find(rows, nrows, key);
+    const Row *r = rows_find(rows, nrows, NULL, key, NULL);
     return r && !isnan(r->measured) ? r : NULL;
 }
 static double M(const char *key) { const Row *r = got(key); return r ? r->measured : NAN; }
-static double T(const char *key) { const Row *r = rows_find(rows, nrows, key); return r ? r->theory : NAN; }
+static double T(const char *key) { const Row *r = rows_find(rows, nrows, NULL, key, NULL); return r ? r->theory : NAN; }
 
 /* A number the way a person writes it: 3 significant digits, no exponent, whole numbers
  * without decimals, "—" for none. Eight rotating buffers, so one printf can hold several. */
