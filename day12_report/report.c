@@ -18,7 +18,9 @@
  * Reads:           results/rows.tsv, results/gaps_<cfg>.tsv, results/timeline_*.png
  * Writes:          results/REPORT.md and its PNG charts  ($KIT_RESULTS moves "results")
  * Expect:          one line per file written; a day that has not run shows up in the
- *                  report as "not run (make dayNN)", never as a blank or a zero.
+ *                  report as "not run (make dayNN)", never as a blank or a zero, and a
+ *                  measurement that is not a finite number as "invalid (inf)", never banded.
+ * (main.c calls report_write; the fuzz target tests/fuzz/day12.c calls it too.)
  *
  * Quiz: the report is where all five acceptance questions meet; answers/README.md cites
  * its rows, and `make check-answers` checks the claims behind them. */
@@ -29,6 +31,7 @@
 #include <string.h>
 #include "chart.h"
 #include "parts.h"
+#include "report.h"
 #include "rows.h"
 #include "util.h"
 
@@ -37,10 +40,11 @@ static int nrows;
 static FILE *out;
 static char dir[4096];          /* where REPORT.md and the PNGs go */
 
-/* A row that was measured, or NULL; its value, or NAN. */
+/* A row that was measured, as a finite number, or NULL; its value, or NAN. A row measured
+ * inf is in the table as invalid, and nowhere else. */
 static const Row *got(const char *key) {
     const Row *r = rows_find(rows, nrows, NULL, key, NULL);
-    return r && !isnan(r->measured) ? r : NULL;
+    return r && isfinite(r->measured) ? r : NULL;
 }
 static double M(const char *key) { const Row *r = got(key); return r ? r->measured : NAN; }
 static double T(const char *key) { const Row *r = rows_find(rows, nrows, NULL, key, NULL); return r ? r->theory : NAN; }
@@ -67,6 +71,14 @@ static const char *with_unit(double v, const char *unit) {
     else snprintf(b, 48, "%s %s", num(v), !strcmp(unit, "us") ? "µs" : unit);
     return b;
 }
+/* A value that is not a finite number, shown as what it is: "invalid (inf)". */
+static const char *invalid(double v) {
+    static char buf[4][32];
+    static int i;
+    char *b = buf[i++ & 3];
+    snprintf(b, 32, "invalid (%s)", v > 0 ? "inf" : "-inf");
+    return b;
+}
 /* Where a value sits against the lesson's band [lo, hi]. */
 static const char *band(double v, double lo, double hi) {
     return v < lo ? "below" : v > hi ? "above" : "inside";
@@ -87,12 +99,14 @@ static void add(char *cell, const char *fmt, ...) {
 
 /* "4.15× the floor", when the row has a floor. */
 static void over_floor(const Row *r, Cell *c, const char *floor) {
-    if (r->theory > 0) add(c->why, "%s× %s", num(r->measured / r->theory), floor);
+    if (r->theory > 0 && isfinite(r->theory)) add(c->why, "%s× %s", num(r->measured / r->theory), floor);
 }
 
 static void why_gpu(const Row *r, Cell *c) {
-    snprintf(c->measured, sizeof c->measured, "%s (cc %d.%d)", r->note, (int)r->measured / 10,
-             (int)r->measured % 10);
+    if (r->measured >= 10 && r->measured < 1000 && r->measured == floor(r->measured))   /* cc 7.5 is 75 */
+        snprintf(c->measured, sizeof c->measured, "%s (cc %d.%d)", r->note, (int)r->measured / 10,
+                 (int)r->measured % 10);
+    else snprintf(c->measured, sizeof c->measured, "%s (invalid compute capability %s)", r->note, num(r->measured));
     double bw = T("weight_gb") / T("tpot_ms") * 1000, peak = T("matmul_synced_tflops");
     double ridge = T("prefill_intensity_200");
     c->theory[0] = 0;
@@ -137,7 +151,7 @@ static void why_ratio(const Row *r, Cell *c) {
         {INFINITY, "> 6", "overhead dominates: the GPU mostly waits for the CPU"},
     };
     int i = 0;
-    while (r->measured >= bands[i].hi) i++;
+    while (i < 4 && r->measured >= bands[i].hi) i++;   /* the last band has no end */
     add(c->why, "ratio %s: in the lesson's %s band: %s", num(r->measured), bands[i].range, bands[i].means);
     add(c->why, "%s the 2–4 expected of HF eager", band(r->measured, 2, 4));
 }
@@ -194,8 +208,9 @@ static void why_busy1(const Row *r, Cell *c) {
 }
 static void why_busy32(const Row *r, Cell *c) {
     if (!got("busy_eager_b1_d0")) return;
-    add(c->why, "%+.1f points over batch 1 (%s%% → %s%%)", r->measured - M("busy_eager_b1_d0"),
-        num(M("busy_eager_b1_d0")), num(r->measured));
+    double d = r->measured - M("busy_eager_b1_d0");
+    add(c->why, "%s%s points over batch 1 (%s%% → %s%%)", d >= 0 ? "+" : "", num(d), num(M("busy_eager_b1_d0")),
+        num(r->measured));
     if (got("tpot_ms_eager_b1_d0") && got("tpot_ms_eager_b32_d0"))
         add(c->why, "TPOT %s → %s ms: the same launches carry 32× the tokens",
             num(M("tpot_ms_eager_b1_d0")), num(M("tpot_ms_eager_b32_d0")));
@@ -252,14 +267,18 @@ static int write_table(void) {
                  "|---|---|---|---|---|\n");
     for (int i = 0; i < N_ITEMS; i++) {
         const Item *it = &items[i];
-        const Row *r = got(it->key);
+        const Row *r = rows_find(rows, nrows, NULL, it->key, NULL);
         Cell c = {"—", "", ""};
-        if (!r) {
+        if (!r || isnan(r->measured)) {
             snprintf(c.measured, sizeof c.measured, "not run (make %s)", it->day);
             snprintf(c.why, sizeof c.why, "—");
             missing++;
+        } else if (!isfinite(r->measured)) {
+            snprintf(c.measured, sizeof c.measured, "%s", invalid(r->measured));
+            snprintf(c.why, sizeof c.why, "a measurement that is not a finite number: rerun make %s", it->day);
         } else {
-            if (!isnan(r->theory)) snprintf(c.theory, sizeof c.theory, "%s", with_unit(r->theory, r->unit));
+            if (isinf(r->theory)) snprintf(c.theory, sizeof c.theory, "%s", invalid(r->theory));
+            else if (!isnan(r->theory)) snprintf(c.theory, sizeof c.theory, "%s", with_unit(r->theory, r->unit));
             snprintf(c.measured, sizeof c.measured, "%s", with_unit(r->measured, r->unit));
             it->why(r, &c);
             if (!c.why[0]) snprintf(c.why, sizeof c.why, "—");
@@ -450,31 +469,35 @@ static void chart_parts(void) {
 }
 
 /* ---- the profiling loop as an experiment log -------------------------------------------- */
-static const char *cell(double v, const char *unit, const char *day) {
+/* The row's value with its unit, "invalid (inf)", or "not run (make dayNN)". */
+static const char *cell(const char *key, const char *unit, const char *day) {
     static char buf[4][32];
     static int i;
-    if (!isnan(v)) return with_unit(v, unit);
+    const Row *r = rows_find(rows, nrows, NULL, key, NULL);
+    if (got(key)) return with_unit(r->measured, unit);
+    if (r && isinf(r->measured)) return invalid(r->measured);
     char *b = buf[i++ & 3];
     snprintf(b, 32, "not run (make %s)", day);
     return b;
 }
 
 static void log_step(int step, const char *mode, const char *hypothesis, const char *change, double prev_tpot) {
-    char k[48];
-    snprintf(k, sizeof k, "tpot_ms_%s", mode);         double tpot = M(k);
-    snprintf(k, sizeof k, "ratio_%s", mode);           double ratio = M(k);
-    snprintf(k, sizeof k, "mbu_%s", mode);             double mbu = M(k);
-    snprintf(k, sizeof k, "busy_%s_b1_d0", mode);      double busy = M(k);
+    char k[4][48];
+    snprintf(k[0], sizeof k[0], "tpot_ms_%s", mode);      double tpot = M(k[0]);
+    snprintf(k[1], sizeof k[1], "ratio_%s", mode);        double ratio = M(k[1]);
+    snprintf(k[2], sizeof k[2], "mbu_%s", mode);
+    snprintf(k[3], sizeof k[3], "busy_%s_b1_d0", mode);   double busy = M(k[3]);
     char result[640] = "";
-    if (isnan(tpot)) snprintf(result, sizeof result, "not run (make day09)");
+    double change_pct = 100 * (tpot / prev_tpot - 1);
+    if (isnan(tpot)) snprintf(result, sizeof result, "%s", cell(k[0], "ms", "day09"));
     else {
-        if (!isnan(prev_tpot)) add(result, "TPOT %+.0f%%", 100 * (tpot / prev_tpot - 1));
+        if (isfinite(change_pct)) add(result, "TPOT %s%s%%", change_pct >= 0 ? "+" : "", num(change_pct));
         if (!isnan(busy) && busy < 80) add(result, "still overhead: the GPU idles %s%%", num(100 - busy));
         else if (!isnan(ratio) && ratio < 1.5) add(result, "now memory-bound: at the floor");
         else if (!isnan(busy)) add(result, "GPU busy; kernels slower than the floor (W3)");
     }
-    fprintf(out, "| %d | %s | %s | %s | %s | %s | %s | %s |\n", step, hypothesis, change, cell(tpot, "ms", "day09"),
-            cell(ratio, "x", "day09"), cell(mbu, "%", "day09"), cell(busy, "%", "day11"), result[0] ? result : "—");
+    fprintf(out, "| %d | %s | %s | %s | %s | %s | %s | %s |\n", step, hypothesis, change, cell(k[0], "ms", "day09"),
+            cell(k[1], "x", "day09"), cell(k[2], "%", "day09"), cell(k[3], "%", "day11"), result[0] ? result : "—");
 }
 
 static void experiment_log(void) {
@@ -516,8 +539,8 @@ static void experiment_log(void) {
 }
 
 /* ---- the page ----------------------------------------------------------------------------- */
-int main(void) {
-    snprintf(dir, sizeof dir, "%s", results_dir());
+void report_write(const char *results) {
+    snprintf(dir, sizeof dir, "%s", results);
     char rows_path[4200], report_path[4200];
     snprintf(rows_path, sizeof rows_path, "%s/rows.tsv", dir);
     snprintf(report_path, sizeof report_path, "%s/REPORT.md", dir);
@@ -552,5 +575,5 @@ int main(void) {
     fclose(out);
     printf("report=%s items=%d not_run=%d rows=%d\n", report_path, N_ITEMS, missing, nrows);
     free(rows);
-    return 0;
+    rows = NULL, nrows = 0;
 }
