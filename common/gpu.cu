@@ -44,17 +44,20 @@ int gpu_smem_optin(void) { static int n; return once(&n, cudaDevAttrMaxSharedMem
 int gpu_smem_per_sm(void) { static int n; return once(&n, cudaDevAttrMaxSharedMemoryPerMultiprocessor); }
 int gpu_smem_reserved(void) { static int n; return once(&n, cudaDevAttrReservedSharedMemoryPerBlock); }
 
-void gpu_facts(GpuFacts *g) {
-    int n = 0, dev = 0, drv = 0;
+void gpu_require(const char *instead) {
+    int n = 0, drv = 0;
     cudaError_t e = cudaGetDeviceCount(&n);
-    if (e != cudaSuccess || n == 0) {
-        if (cudaDriverGetVersion(&drv) != cudaSuccess || drv == 0)
-            die("no usable CUDA GPU: no NVIDIA driver is loaded here; check that nvidia-smi lists a GPU "
-                "(the CPU tests need none: make test)");
-        die("no usable CUDA GPU (%s): check that nvidia-smi lists a GPU and that its driver (CUDA %d.%d) is at "
-            "least as new as this build's toolkit (CUDA %d.%d)", e != cudaSuccess ? cudaGetErrorString(e) : "none found",
-            drv / 1000, drv % 1000 / 10, CUDART_VERSION / 1000, CUDART_VERSION % 1000 / 10);
-    }
+    if (e == cudaSuccess && n > 0) return;
+    if (cudaDriverGetVersion(&drv) != cudaSuccess || drv == 0)
+        die("no usable CUDA GPU: no NVIDIA driver is loaded here; check that nvidia-smi lists a GPU (%s)", instead);
+    die("no usable CUDA GPU (%s): check that nvidia-smi lists a GPU and that its driver (CUDA %d.%d) is at "
+        "least as new as this build's toolkit (CUDA %d.%d) (%s)", e != cudaSuccess ? cudaGetErrorString(e) : "none found",
+        drv / 1000, drv % 1000 / 10, CUDART_VERSION / 1000, CUDART_VERSION % 1000 / 10, instead);
+}
+
+void gpu_facts(GpuFacts *g) {
+    int dev = 0;
+    gpu_require("the CPU tests need none: make test");
     CUDA_CHECK(cudaGetDevice(&dev));
     GpuFacts f = {};
     cudaDeviceProp p;

@@ -33,7 +33,10 @@ int gpu_sm_count(void);      /* its SMs, asked once */
 int gpu_smem_optin(void);    /* the shared memory one block may ask for (bytes), asked once */
 int gpu_smem_per_sm(void);   /* an SM's shared memory (bytes), asked once */
 int gpu_smem_reserved(void); /* what the system keeps of it for each resident block (bytes), asked once */
-/* Dies with one sentence when there is no usable GPU. */
+/* Dies with one sentence when there is no usable GPU, ending with (instead): what to do
+ * without one. */
+void gpu_require(const char *instead);
+/* The facts; dies like gpu_require when there is no usable GPU. */
 void gpu_facts(GpuFacts *g);
 /* Measures a device-to-device copy of `bytes` (median of several), fills g->copy_gbs. */
 double gpu_measure_copy(GpuFacts *g, size_t bytes);

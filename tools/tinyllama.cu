@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "config.h"
+#include "gpu.h"
 #include "gpu_model.h"
 #include "launch.h"
 #include "model.h"
@@ -164,6 +165,7 @@ static void run_cpu(const Config *c, const Args *a, const int *ids, int n,
 /* The GPU model: prefill + decode steps in the chosen mode, every row the same prompt. */
 static void run_gpu(const Config *c, const Args *a, const int *ids, int n,
                     const Tokenizer *tok, const char *tok_path) {
+    gpu_require("add --cpu to run the fp32 CPU reference instead");
     GpuModelOpts o = {};
     o.model_dir = a->model_dir, o.seed = a->seed, o.max_batch = a->batch, o.max_seq = 0, o.quiet = 0;
     GpuModel *m = gpu_model_open(&o);
@@ -209,7 +211,7 @@ int main(int argc, char **argv) {
                " (make model fetches the real weights)\n", a.seed);
     }
     config_print(&c);
-    Tokenizer *tok = a.model_dir && file_exists(tok_path) ? tok_load(tok_path) : NULL;
+    Tokenizer *tok = a.model_dir && path_exists(tok_path) ? tok_load(tok_path) : NULL;   /* a folder there dies */
 
     int *ids = (int *)xmalloc(sizeof(int) * (c.max_seq + 1));
     int n = prompt_tokens(&a, tok, a.model_dir ? tok_path : NULL, ids, c.max_seq);
