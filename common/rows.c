@@ -154,9 +154,9 @@ int rows_read(const char *path, Row **rows) {
         if (!(field(&s, r.day, sizeof r.day) && field(&s, r.key, sizeof r.key) &&
               field(&s, th, sizeof th) && field(&s, me, sizeof me) &&
               field(&s, r.unit, sizeof r.unit) && field(&s, r.note, sizeof r.note)) ||
-            !number(th, &r.theory) || !number(me, &r.measured))
+            !*r.day || !*r.key || !number(th, &r.theory) || !number(me, &r.measured))
             die("%s line %d is not 'day key theory measured unit note' (tab-separated; numbers or -; "
-                "a day of 15 characters at most, a key of 63, a unit of 15, a note of 255); "
+                "a day of 1 to 15 characters, a key of 1 to 63, a unit of 15 at most, a note of 255); "
                 "delete the file and rerun the days", path, lineno);
         if (n == cap) {
             cap = cap ? 2 * cap : 64;

@@ -91,7 +91,7 @@ static int by_name(const void *a, const void *b) {
 /* Sorts every tensor by name, once per file read: st_find searches, and a name seen twice (in
  * one file or two) is an error. */
 static void sort_names(SafeTensors *st) {
-    qsort(st->t, st->n, sizeof *st->t, by_name);
+    if (st->n > 1) qsort(st->t, st->n, sizeof *st->t, by_name);   /* (st->t is NULL when there are none) */
     for (int i = 1; i < st->n; i++) {
         const StTensor *a = &st->t[i - 1], *b = &st->t[i];
         if (strcmp(a->name, b->name)) continue;

@@ -142,8 +142,10 @@ int main(void) {
         "day07\tload_ms\tx1\t2\tms\t\n",                                    /* not a number */
         "day07\tkey_of_64_characters_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\t1\t2\tms\t\n",
         "day_of_16_chars_\tload_ms\t1\t2\tms\t\n",
+        "\tload_ms\t1\t2\tms\t\n",                                           /* no day */
+        "day07\t\t1\t2\tms\t\n",                                             /* no key */
     };
-    for (int b = 0; b < 5; b++) {
+    for (int b = 0; b < 7; b++) {
         f = fopen(path, "w");
         fprintf(f, "day\tkey\ttheory\tmeasured\tunit\tnote\n%s", broken[b]);
         fclose(f);
