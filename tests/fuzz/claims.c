@@ -23,11 +23,7 @@ static void check(void *unused) {
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n) {
-    size_t n0, n1;
-    const uint8_t *rest;
-    fuzz_split(data, n, &n0, &rest, &n1);
-    fuzz_write("rows.tsv", data, n0);
-    fuzz_write("claims.tsv", rest, n1);
+    fuzz_write_two(data, n, "rows.tsv", "claims.tsv");
     fuzz_try(check, NULL);
     return 0;
 }

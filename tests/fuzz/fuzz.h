@@ -27,9 +27,9 @@ const char *fuzz_write(const char *name, const uint8_t *data, size_t n);
 const char *fuzz_data(const char *name);
 /* The course's fixtures folder: $SHARED/fixtures/name (default ../shared). */
 const char *fuzz_fixture(const char *name);
-/* Input of two files: the bytes before the first line "%%" and those after it (none when
- * there is no such line). */
-void fuzz_split(const uint8_t *data, size_t n, size_t *n0, const uint8_t **rest, size_t *n1);
+/* An input of two files: writes the bytes before its first line "%%" to fuzz_dir()/first,
+ * and those after it (none when there is no such line) to fuzz_dir()/second. */
+void fuzz_write_two(const uint8_t *data, size_t n, const char *first, const char *second);
 
 /* The weights in folder dir (st_open) under config c, then the tiny forward pass on the CPU
  * reference: two prompt tokens and a decode step (the targets for safetensors and the index). */

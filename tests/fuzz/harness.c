@@ -209,12 +209,13 @@ const char *fuzz_fixture(const char *name) {
     return buf;
 }
 
-void fuzz_split(const uint8_t *data, size_t n, size_t *n0, const uint8_t **rest, size_t *n1) {
+void fuzz_write_two(const uint8_t *data, size_t n, const char *first, const char *second) {
     size_t i = 0;
     while (i + 2 <= n && !((i == 0 || data[i - 1] == '\n') && !memcmp(data + i, "%%", 2) &&
                            (i + 2 == n || data[i + 2] == '\n')))
         i++;
     if (i + 2 > n) i = n;                                   /* no "%%" line: all of it is the first */
     size_t after = i + 3 < n ? i + 3 : n;
-    *n0 = i, *rest = data + after, *n1 = n - after;
+    fuzz_write(first, data, i);
+    fuzz_write(second, data + after, n - after);
 }

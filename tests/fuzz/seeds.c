@@ -47,6 +47,14 @@ static char *slurp(const char *path, size_t *n) {
     if (!s) die("cannot read %s (run from the repository root, with SHARED set)", path);
     return s;
 }
+static cJSON *slurp_json(const char *path) {
+    size_t n;
+    char *text = slurp(path, &n);
+    cJSON *j = cJSON_ParseWithLength(text, n);
+    if (!j) die("%s is not JSON", path);
+    free(text);
+    return j;
+}
 /* Writes a and "\n%%\n" and b (either a file's contents) to path: a two-part input. */
 static void put_two(const char *path, const char *a, const char *b) {
     size_t na, nb;
@@ -121,10 +129,7 @@ static void st_file(const char *path, const Cut *c, int from, int to) {
 static void model_seeds(const char *shared) {
     char path[1024];
     snprintf(path, sizeof path, "%s/fixtures/tiny-llama/config.json", shared);
-    size_t n;
-    char *text = slurp(path, &n);
-    cJSON *cfg = cJSON_Parse(text);
-    free(text);
+    cJSON *cfg = slurp_json(path);
     cJSON_ReplaceItemInObject(cfg, "vocab_size", cJSON_CreateNumber(32));
     cJSON_ReplaceItemInObject(cfg, "intermediate_size", cJSON_CreateNumber(16));
     cJSON_ReplaceItemInObject(cfg, "num_hidden_layers", cJSON_CreateNumber(1));
@@ -189,7 +194,8 @@ static void model_seeds(const char *shared) {
     const char *configs[][2] = {{"tiny-llama", "tiny.json"}, {"tinyllama-config", "tinyllama.json"}};
     for (int i = 0; i < 2; i++) {
         snprintf(path, sizeof path, "%s/fixtures/%s/config.json", shared, configs[i][0]);
-        text = slurp(path, &n);
+        size_t n;
+        char *text = slurp(path, &n);
         put(at("config/%s", configs[i][1]), text, n);
         free(text);
     }
@@ -203,10 +209,7 @@ static void keep(cJSON *vocab, cJSON *kept, const char *piece) {
 static void tokenizer_seeds(const char *shared) {
     char path[1024];
     snprintf(path, sizeof path, "%s/fixtures/llama-tokenizer/tokenizer.json", shared);
-    size_t n;
-    char *text = slurp(path, &n);
-    cJSON *root = cJSON_Parse(text);
-    free(text);
+    cJSON *root = slurp_json(path);
     cJSON *model = cJSON_GetObjectItemCaseSensitive(root, "model");
     cJSON *vocab = cJSON_GetObjectItemCaseSensitive(model, "vocab"), *merges = cJSON_GetObjectItemCaseSensitive(model, "merges");
     if (!vocab || !cJSON_IsArray(merges)) die("%s: no model.vocab or model.merges", path);
@@ -231,9 +234,7 @@ static void tokenizer_seeds(const char *shared) {
     put_json(at("tokenizer/%s", "pairs.json"), root);
     cJSON_Delete(root);
 
-    text = slurp("tests/data/tokenizer_cases.json", &n);
-    root = cJSON_Parse(text);
-    free(text);
+    root = slurp_json("tests/data/tokenizer_cases.json");
     folder("tokenize");
     int i = 0;
     const cJSON *cases = cJSON_GetObjectItemCaseSensitive(root, "cases");
