@@ -2,14 +2,17 @@
 #   make all        run the week on this GPU (day07 .. day12 + the answer check) -> results/REPORT.md
 #   make test       build every program and run the CPU tests (no GPU needed; what CI runs)
 #   make test-gpu   the GPU tests (needs a GPU)
+#   make test-gpu-t4  the same on the T4's code path (compute_75 PTX, KIT_GPU=t4), on any newer GPU
 #   make fuzz       fuzz the parsers with clang's libFuzzer (FUZZ_SECONDS each, FUZZ_TARGETS)
 #   make dayNN      build and run one day;  make model  downloads the real TinyLlama weights
-# Variables: ARCH=75 (build for one compute capability), MODEL=dir (weights), SHARED=dir
+# Variables: ARCH=75 (build for one compute capability), PTX_ONLY=1 (carry compute_$(ARCH) PTX
+# alone, for the driver to compile: the T4 test's build), MODEL=dir (weights), SHARED=dir
 # (the fixtures folder), DEBUG=1 (synchronize and check after every kernel launch),
 # NVEXTRA=... (more nvcc flags, e.g. NVEXTRA=-DGEMV_UNROLL=4 to try a kernel variant).
 
 SHARED    ?= ../shared
 BUILD     ?= build
+BIN       ?= bin
 MODEL_DIR ?= models/TinyLlama-1.1B-Chat-v1.0
 CC        ?= gcc
 NVCC      ?= nvcc
@@ -19,10 +22,14 @@ CUDA_HOME := /usr/local/cuda
 endif
 
 # ARCH: the compute capability of the GPU here, or both sm_75 (T4) and sm_90 (H100/H200)
-# when there is none (CI), so every program is known to build for both.
+# when there is none (CI), so every program is known to build for both. The build carries
+# SASS for that GPU, never only PTX: a driver older than the toolkit (Colab: driver CUDA 12.4,
+# nvcc 12.5) cannot compile the newer toolkit's PTX, and its kernels would not launch.
 ARCH ?= $(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -1 | tr -d '.\r ')
 ifeq ($(ARCH),)
 GENCODE := -gencode arch=compute_75,code=sm_75 -gencode arch=compute_90,code=sm_90
+else ifeq ($(PTX_ONLY),1)
+GENCODE := -gencode arch=compute_$(ARCH),code=compute_$(ARCH)
 else
 GENCODE := -gencode arch=compute_$(ARCH),code=sm_$(ARCH)
 endif
@@ -38,6 +45,11 @@ NVFLAGS  := -O3 -std=c++17 -lineinfo $(GENCODE) -Icommon -I$(CUPTI_INC) $(DEBUGD
 LDLIBS   := -L$(CUDA_HOME)/lib64 -L$(CUPTI_LIB) -Xlinker -rpath,$(CUDA_HOME)/lib64 \
             -Xlinker -rpath,$(CUPTI_LIB) -lcublas -lcupti -lcudart -lcjson -lstb -lm -ldl -lpthread
 HOSTLIBS := -lcjson -lstb -lm
+# CUDA_LINK=static: cudart, cuBLAS and CUPTI from their static archives, for a toolkit that
+# ships no shared runtime libraries (CI's Debian CUDA 12.4 compile check, .ci/run)
+ifeq ($(CUDA_LINK),static)
+LDLIBS   := -cudart static -lcublas_static -lcublasLt_static -lcupti_static -lculibos -lcjson -lstb -lm -ldl -lpthread -lrt
+endif
 
 # ---- the shared layer: host C in one library, CUDA in another -------------------------
 HOST_SRC := $(wildcard common/*.c)
@@ -56,22 +68,22 @@ $(HOST_LIB): $(HOST_OBJ)
 	ar rcs $@ $^
 $(CUDA_LIB): $(CUDA_OBJ)
 	ar rcs $@ $^
-$(BUILD)/host $(BUILD)/cuda $(BUILD)/tests/cpu $(BUILD)/tests/gpu $(BUILD)/asan bin results:
+$(BUILD)/host $(BUILD)/cuda $(BUILD)/tests/cpu $(BUILD)/tests/gpu $(BUILD)/asan $(BIN) results:
 	@mkdir -p $@
 
 # ---- programs: tools/ (bin/tinyllama, bin/tokenize) and one per day folder --------------
-TOOLS_C  := $(patsubst tools/%.c,bin/%,$(wildcard tools/*.c))
-TOOLS_CU := $(patsubst tools/%.cu,bin/%,$(wildcard tools/*.cu))
+TOOLS_C  := $(patsubst tools/%.c,$(BIN)/%,$(wildcard tools/*.c))
+TOOLS_CU := $(patsubst tools/%.cu,$(BIN)/%,$(wildcard tools/*.cu))
 DAY_DIRS := $(sort $(wildcard day[0-9][0-9]_*))
-DAY_BINS := $(patsubst %,bin/%,$(DAY_DIRS))
+DAY_BINS := $(patsubst %,$(BIN)/%,$(DAY_DIRS))
 PROGRAMS := $(TOOLS_C) $(TOOLS_CU) $(DAY_BINS)
 
-$(TOOLS_C): bin/%: tools/%.c $(HOST_LIB) $(HEADERS) | bin
+$(TOOLS_C): $(BIN)/%: tools/%.c $(HOST_LIB) $(HEADERS) | $(BIN)
 	$(CC) $(CFLAGS) $< $(HOST_LIB) $(HOSTLIBS) -o $@
-$(TOOLS_CU): bin/%: tools/%.cu $(CUDA_LIB) $(HOST_LIB) $(HEADERS) | bin
+$(TOOLS_CU): $(BIN)/%: tools/%.cu $(CUDA_LIB) $(HOST_LIB) $(HEADERS) | $(BIN)
 	$(NVCC) $(NVFLAGS) $< $(CUDA_LIB) $(HOST_LIB) $(LDLIBS) -o $@
 .SECONDEXPANSION:
-$(DAY_BINS): bin/%: $$(wildcard $$*/*.cu $$*/*.c) $(CUDA_LIB) $(HOST_LIB) $(HEADERS) | bin
+$(DAY_BINS): $(BIN)/%: $$(wildcard $$*/*.cu $$*/*.c) $(CUDA_LIB) $(HOST_LIB) $(HEADERS) | $(BIN)
 	$(NVCC) $(NVFLAGS) $(filter %.cu %.c,$^) $(CUDA_LIB) $(HOST_LIB) $(LDLIBS) -o $@
 
 programs: deps-check $(PROGRAMS)
@@ -130,9 +142,17 @@ fuzz: fuzz-build
 	 KIT_FUZZ_TARGETS="$(FUZZ_TARGETS)" tests/cpu/fuzz.sh
 
 test: programs $(CPU_TESTS) $(ASAN_BINS) fuzz-build
-	@SHARED=$(SHARED) BUILD=$(BUILD) KIT_FUZZ_TARGETS="$(FUZZ_TARGETS)" tests/run.sh cpu
-test-gpu: gpu-check programs $(GPU_TESTS)
-	@SHARED=$(SHARED) BUILD=$(BUILD) tests/run.sh gpu
+	@SHARED=$(SHARED) BUILD=$(BUILD) BIN=$(BIN) KIT_FUZZ_TARGETS="$(FUZZ_TARGETS)" tests/run.sh cpu
+gpu-programs: programs $(GPU_TESTS)
+test-gpu: gpu-check gpu-programs
+	@SHARED=$(SHARED) BUILD=$(BUILD) BIN=$(BIN) tests/run.sh gpu
+# The T4's code path on the GPU at hand: every kernel built as compute_75 PTX alone (the
+# driver compiles it for this GPU, as it would the T4's), in build-t4/, and the host told to
+# take a T4's limits (KIT_GPU=t4: no sm_90 paths, 40 SMs, 64 KB of shared memory). Then the
+# GPU tests, which run every day, under that switch.
+test-gpu-t4: gpu-check
+	@$(MAKE) --no-print-directory -j$(NPROC) ARCH=75 PTX_ONLY=1 BUILD=build-t4 BIN=build-t4/bin gpu-programs
+	@KIT_GPU=t4 SHARED=$(SHARED) BUILD=build-t4 BIN=build-t4/bin tests/run.sh gpu
 
 # ---- the week -------------------------------------------------------------------------
 # Real weights when `make model` has fetched them, else the synthetic default.
@@ -141,13 +161,13 @@ MODEL_ARGS := $(if $(MODEL),--model $(MODEL),)
 DAYS := day07 day08 day09 day10 day11
 
 $(DAYS): day%: gpu-check programs | results
-	bin/$(filter day$*_%,$(DAY_DIRS)) $(MODEL_ARGS)
+	$(BIN)/$(filter day$*_%,$(DAY_DIRS)) $(MODEL_ARGS)
 day12 report: programs | results
-	bin/$(filter day12_%,$(DAY_DIRS))
+	$(BIN)/$(filter day12_%,$(DAY_DIRS))
 check-answers: programs
-	bin/check_answers answers/claims.tsv results/rows.tsv $(if $(MINE),--mine $(MINE),)
+	$(BIN)/check_answers answers/claims.tsv results/rows.tsv $(if $(MINE),--mine $(MINE),)
 bench: gpu-check programs | results
-	bin/bench $(MODEL_ARGS)
+	$(BIN)/bench $(MODEL_ARGS)
 
 all: gpu-check
 	@start=$$(date +%s); $(MAKE) --no-print-directory -j$(NPROC) programs || exit 1; \
@@ -155,13 +175,18 @@ all: gpu-check
 	$(MAKE) --no-print-directory check-answers; rc=$$?; \
 	echo "make all: $$(( $$(date +%s) - start )) s; the report is results/REPORT.md"; exit $$rc
 
-# The reference run for students without a GPU: the report and charts as measured, and the
-# answer check's verdict beside them (a claim that fails is kept as a finding, not hidden).
+# The reference run for students without a GPU: the week three times, each row the median
+# of the three runs (bin/median_rows), the report and charts made from those medians (the
+# gap histograms and timelines are the last run's), and the answer check's verdict beside
+# them (a claim that fails is kept as a finding, not hidden). Each run's rows stay in runs/.
+REF := answers/reference
 reference: gpu-check
-	-$(MAKE) --no-print-directory all
-	rm -rf answers/reference && mkdir -p answers/reference
-	cp results/REPORT.md results/rows.tsv results/*.png answers/reference/
-	-bin/check_answers answers/claims.tsv results/rows.tsv > answers/reference/CHECK.txt
+	rm -rf $(REF) && mkdir -p $(REF)/runs
+	for i in 1 2 3; do $(MAKE) --no-print-directory all; cp results/rows.tsv $(REF)/runs/rows_$$i.tsv || exit 1; done
+	$(BIN)/median_rows results/rows.tsv $(REF)/runs/rows_1.tsv $(REF)/runs/rows_2.tsv $(REF)/runs/rows_3.tsv
+	$(BIN)/$(filter day12_%,$(DAY_DIRS))
+	cp results/REPORT.md results/rows.tsv results/*.png $(REF)/
+	-$(BIN)/check_answers answers/claims.tsv results/rows.tsv > $(REF)/CHECK.txt
 
 # ---- machine set-up -------------------------------------------------------------------
 DEPS_PKGS := libstb-dev libcjson-dev
@@ -178,9 +203,14 @@ gpu-check:
 model:
 	tools/get_model.sh $(MODEL_DIR)
 
-clean:
-	rm -rf build bin
+# The kit as one archive, for a student to upload to Colab: the files git tracks, as committed.
+dist:
+	git archive --format=tar.gz --prefix=kit/ -o kit.tar.gz HEAD
+	@echo "wrote kit.tar.gz ($$(du -h kit.tar.gz | cut -f1)): upload it to Colab and unpack it with  tar xzf kit.tar.gz"
 
-.PHONY: all programs test test-gpu deps deps-check gpu-check model clean bench check-answers \
+clean:
+	rm -rf build build-t4 bin
+
+.PHONY: all programs gpu-programs test test-gpu test-gpu-t4 dist deps deps-check gpu-check model clean bench check-answers \
         reference report $(DAYS) day12 fuzz fuzz-build
 .DEFAULT_GOAL := all

@@ -27,16 +27,34 @@ typedef struct {
     double copy_gbs;           /* measured device-to-device copy (read + write); 0 = not measured */
 } GpuFacts;
 
-/* The current device's compute capability (major), asked once: kernels pick their path by it. */
+/* KIT_GPU=t4: the host takes a Colab T4's limits on any newer GPU (compute capability 7.5,
+ * 40 SMs, 64 KB of shared memory per block and per SM, 1024 threads per SM, 15 GB), so the
+ * T4's code paths run and are tested there; timings stay the GPU's own. Every limit below
+ * answers with the T4's under it. */
+int gpu_t4(void);
+/* The current device's compute capability (major), asked once. */
 int gpu_cc_major(void);
 int gpu_sm_count(void);      /* its SMs, asked once */
 int gpu_smem_optin(void);    /* the shared memory one block may ask for (bytes), asked once */
 int gpu_smem_per_sm(void);   /* an SM's shared memory (bytes), asked once */
 int gpu_smem_reserved(void); /* what the system keeps of it for each resident block (bytes), asked once */
-/* Dies with one sentence when there is no usable GPU, ending with (instead): what to do
- * without one. */
-void gpu_require(const char *instead);
-/* The facts; dies like gpu_require when there is no usable GPU. */
+/* The blocks of `kernel` that fit on one SM at once (cudaOccupancy..., capped by the T4's
+ * limits under KIT_GPU=t4). */
+int gpu_blocks_per_sm(const void *kernel, int threads, size_t dyn_smem);
+/* cudaMemGetInfo, with the T4's 15 GB under KIT_GPU=t4 */
+void gpu_mem_info(size_t *free_b, size_t *total_b);
+/* What the running kernels were compiled for: the architecture of the PTX they came from
+ * (__CUDA_ARCH__ / 10, e.g. 75 or 90), asked once of a probe kernel (every .cu of the kit
+ * is built with the same -gencode flags). A path that needs sm_90 instructions (programmatic
+ * dependent launch, clusters, bulk copies) is taken only when this and the GPU both allow
+ * it (gpu_sm90_paths): a compute_75 build run on an H200 has those branches compiled out. */
+int gpu_code_arch(void);
+int gpu_sm90_paths(void);    /* gpu_cc_major() >= 9 && gpu_code_arch() >= 90 */
+/* Once per process, before the first model or measurement: refuses a GPU older than the
+ * T4 (7.5), says in one line when the driver is older than this build's runtime and when
+ * the T4 path is emulated. gpu_facts and gpu_model_open call it. */
+void gpu_start(void);
+/* Dies with one sentence when there is no usable GPU. */
 void gpu_facts(GpuFacts *g);
 /* Measures a device-to-device copy of `bytes` (median of several), fills g->copy_gbs. */
 double gpu_measure_copy(GpuFacts *g, size_t bytes);

@@ -379,8 +379,9 @@ GpuModel *gpu_model_open(const GpuModelOpts *o) {
         die("config: hidden_size %d and intermediate_size %d must be multiples of 8 and head_dim %d of 16 for "
             "the fp16 kernels", c->dim, c->hidden, c->head_dim);
     m->tok_cap = m->max_batch > PREFILL_CHUNK ? m->max_batch : PREFILL_CHUNK;
+    gpu_start();                               /* first: no GPU is one sentence, not a failed CUDA call */
     m->sms = gpu_sm_count();
-    m->pdl = gpu_cc_major() >= 9 && !getenv("KIT_NO_PDL");
+    m->pdl = gpu_sm90_paths() && !getenv("KIT_NO_PDL");
     const int qd = c->n_heads * c->head_dim, kvd = c->n_kv_heads * c->head_dim, H = c->hidden, T = m->tok_cap;
     const long long qkvd = qd + 2 * kvd;
     m->kv_layer = (long long)m->max_batch * kvd * m->max_seq;
@@ -390,7 +391,7 @@ GpuModel *gpu_model_open(const GpuModelOpts *o) {
     const long long gemv_floats = m->max_batch > GEMV_NORM_ROWS ? gemv_part_floats(widest) : 0;   /* the split GEMV's */
     double scratch = (double)T * (3 * c->dim + qkvd + qd + 3 * H + c->vocab) * sizeof(half) + gemv_floats * 4.0 + 64e6;
     size_t free_b, total_b;
-    CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+    gpu_mem_info(&free_b, &total_b);
     double need = model_weight_bytes_fp16(c) + kv_bytes + scratch;
     if (need > (double)free_b)
         die("the model needs %.2f GB on the GPU (weights %.2f GB + KV cache %.2f GB for %d rows x %d positions + "

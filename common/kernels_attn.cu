@@ -323,6 +323,8 @@ __global__ void __launch_bounds__(KV_THREADS) attn_kv(AttnArgs a) {
         cl.sync();                                              /* keep them until read */
         return;
     }
+#else
+    if (CLUSTER) __trap();                                      /* compiled for an older GPU: never picked (k_attention) */
 #endif
     if (sp >= slices) return;
     __threadfence();
@@ -493,7 +495,7 @@ void k_attention(cudaStream_t s, int pdl, int layer, const AttnArgs *a) {
      * itself follows L and a->splits alone, see attn_kv) */
     const int zs = min(a->splits, (a->max_seq + ATTN_SLICE_KEYS - 1) / ATTN_SLICE_KEYS);
     dim3 grid(a->nkv, a->T, zs);
-    const int cz = gpu_cc_major() >= 9 && a->T <= ATTN_CLUSTER_ROWS && zs > 1 ? zs : 0;
+    const int cz = gpu_sm90_paths() && a->T <= ATTN_CLUSTER_ROWS && zs > 1 ? zs : 0;
 #define ATTN_KV(HD)                                             \
     if (cz) launch_kv<HD, true>(s, pdl, layer, grid, cz, a); \
     else launch_kv<HD, false>(s, pdl, layer, grid, 0, a);

@@ -504,6 +504,8 @@ __device__ __forceinline__ void gemv_bulk_tiles(const GemvArgs &a) {
         }
         tile_finish<1, EPI>(a, c, red, r0, r1, r0 < a.N, r1 < a.N, a.epi_early && tile == (int)blockIdx.x ? &early : NULL);
     }
+#else
+    __trap();                           /* compiled for an older GPU: the host must not pick it (gemv_has_bulk) */
 #endif
 }
 
@@ -566,7 +568,7 @@ static void gemv_launch(cudaStream_t s, int pdl, Part part, int layer, GemvArgs 
         const int smem_max = RING > 0 ? max(bulk_smem_bytes(RING, BULK_X_BYTES), least) : RING == SPLIT ? SPLIT_SMEM_MAX : 0;
         int per_sm;
         if (RING > 0) CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_max));
-        CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem_max));
+        per_sm = gpu_blocks_per_sm((const void *)kernel, threads, smem_max);
         if (per_sm < 1) die("gemv: %s does not fit on an SM (%d bytes of shared memory)", name, smem_max);
         resident = RING == GEMV_STAGES ? gpu_sm_count() : gpu_sm_count() * per_sm;
     }
@@ -606,14 +608,15 @@ static void launch_epi(cudaStream_t s, int pdl, Part part, int layer, int epi, c
  * copies pile onto fewer SMs: 768 bytes less made graph batch 1 0.921 -> 0.989 ms (v18). */
 enum { SHORT_RING = 2 };
 
-/* sm_90 and up, where a block may hold the full ring: an H100/H200 has 227 KB for one block,
- * a cc 12 GPU about 99 KB, not enough (it streams) */
+/* sm_90 and up, in a build that holds sm_90 code, where a block may hold the full ring: an
+ * H100/H200 has 227 KB for one block, a cc 12 GPU about 99 KB, not enough (it streams) */
 int gemv_has_bulk(void) {
     static int fits = -1;
     if (fits < 0) {
         cudaFuncAttributes fa;
         CUDA_CHECK(cudaFuncGetAttributes(&fa, gemv_lm_head<1, GEMV_STAGES>));
-        fits = gpu_cc_major() >= 9 && fa.sharedSizeBytes + bulk_smem_bytes(GEMV_STAGES, BULK_X_BYTES) <= (size_t)gpu_smem_optin();
+        fits = gpu_sm90_paths() && fa.ptxVersion >= 90 &&
+               fa.sharedSizeBytes + bulk_smem_bytes(GEMV_STAGES, BULK_X_BYTES) <= (size_t)gpu_smem_optin();
     }
     return fits;
 }
@@ -626,9 +629,7 @@ int gemv_has_bulk(void) {
 int gemv_takes_split(const GemvArgs *a) {
     static int resident = 0;
     if (!resident) {
-        int per_sm;
-        CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, gemv_residual<4, SPLIT>, GEMV_THREADS, SPLIT_SMEM_MAX));
-        resident = per_sm * gpu_sm_count();
+        resident = gpu_blocks_per_sm((const void *)gemv_residual<4, SPLIT>, GEMV_THREADS, SPLIT_SMEM_MAX) * gpu_sm_count();
     }
     return a->B > GEMV_NORM_ROWS && a->part && !a->stream && a->K >= GEMV_WARPS * CHUNK &&
            split_smem_bytes((a->B + 7) / 8, a->K) <= SPLIT_SMEM_MAX && split_blocks(a->N) <= resident;

@@ -60,6 +60,18 @@ static int first_write_of(const char *day) {
     return 1;
 }
 
+static char g_tag[128];
+void rows_tag(const char *tag) { snprintf(g_tag, sizeof g_tag, "%s", tag ? tag : ""); }
+
+/* the note as written: the tag at its end, kept whole however long the note (cap > 130) */
+static void tagged(char *dst, size_t cap, const char *note) {
+    char n[256];
+    clean(n, sizeof n, note);
+    size_t t = strlen(g_tag);
+    if (!t) snprintf(dst, cap, "%s", n);
+    else snprintf(dst, cap, "%.*s%s%s", (int)(cap - 3 - t), n, *n ? "; " : "", g_tag);
+}
+
 void rows_write(const char *day, const char *key, double theory, double measured,
                 const char *unit, const char *note) {
     Row r = {0};
@@ -79,7 +91,7 @@ void rows_write(const char *day, const char *key, double theory, double measured
     char th[32], me[32], line[512];
     fmt_num(th, sizeof th, theory, "%.9g");
     fmt_num(me, sizeof me, measured, "%.9g");
-    clean(r.note, sizeof r.note, note);
+    tagged(r.note, sizeof r.note, note);
     snprintf(line, sizeof line, "%s\t%s\t%s\t%s\t%s\t%s\n", day, key, th, me, unit, r.note);
 
     FILE *f = fopen(tmp, "w");
@@ -107,7 +119,7 @@ void rows_write(const char *day, const char *key, double theory, double measured
 void rows_print(const char *key, double theory, double measured, const char *unit, const char *note) {
     char th[32], clean_note[256];
     fmt_num(th, sizeof th, theory, "%.4g");
-    clean(clean_note, sizeof clean_note, note);
+    tagged(clean_note, sizeof clean_note, note);
     printf("%s=%.4g unit=%s theory=%s", key, measured, unit, th);
     if (*clean_note) printf(" note=\"%s\"", clean_note);
     printf("\n");
@@ -118,6 +130,26 @@ void report(const char *day, const char *key, double theory, double measured,
             const char *unit, const char *note) {
     rows_print(key, theory, measured, unit, note);
     rows_write(day, key, theory, measured, unit, note);
+}
+
+static int g_impossible;
+int rows_exit_code(void) { return g_impossible ? 1 : 0; }
+
+void report_floored(const char *day, const char *key, double floor, double measured,
+                    const char *unit, const char *note) {
+    if (!(floor > 0) || !(measured < floor)) {
+        report(day, key, floor, measured, unit, note);
+        return;
+    }
+    g_impossible++;
+    char n[256];
+    snprintf(n, sizeof n, "%s: below its floor (%.4g %s); %s", ROW_IMPOSSIBLE, floor, unit, note ? note : "");
+    report(day, key, floor, measured, unit, n);
+    printf("error: %s=%.4g %s is below its floor of %.4g %s (ratio %.2f < 1): no GPU moves its weights faster than "
+           "its memory bandwidth, so this is a measurement error, not a result. Check that the kernels ran (a build "
+           "for another GPU runs nothing: make clean && make), that the clock stopped after a synchronize, and that "
+           "bw_gbs is this GPU's.\n", key, measured, unit, floor, unit, measured / floor);
+    fflush(stdout);
 }
 
 /* Copies the next tab-separated field of *s into dst and advances; 0 when there is none or

@@ -19,6 +19,17 @@ void rows_print(const char *key, double theory, double measured, const char *uni
 /* Both: the one call a day's program makes for each measured item. */
 void report(const char *day, const char *key, double theory, double measured,
             const char *unit, const char *note);
+/* report() for a time that physics bounds from below (a TPOT or TTFT and its bandwidth
+ * floor, the theory column). A measurement under its floor is an error, not a result: it
+ * prints an error line that says what to check, its row's note starts with ROW_IMPOSSIBLE
+ * (the answer check fails such a row), and rows_exit_code() turns 1. */
+#define ROW_IMPOSSIBLE "IMPOSSIBLE"
+void report_floored(const char *day, const char *key, double floor, double measured,
+                    const char *unit, const char *note);
+/* What a day's main() returns: 1 when a row was impossible, else 0. */
+int rows_exit_code(void);
+/* A tag added to every row's note from now on (KIT_GPU=t4: "emulated T4 path on ..."). */
+void rows_tag(const char *tag);
 
 /* Reading back (day12, the answer checker). Non-finite values other than "-" (NAN, none)
  * are kept: a reader shows them as invalid. */

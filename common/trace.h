@@ -91,13 +91,24 @@ void trace_window_free(TraceWindow *w);
 int trace_write_chrome(const Trace *t, uint64_t t0, uint64_t t1, const char *path);
 
 /* ---- collection (trace_cupti.cu) ---- */
-/* Starts CUPTI activity collection into *t. Returns 0 when it works; when CUPTI cannot
- * start (library missing, another profiler attached) prints one line saying so and
- * returns -1, and the caller goes on without a trace. */
+/* Starts CUPTI activity collection into *t: every kind (kernels, runtime and driver calls,
+ * copies, syncs, NVTX ranges, the launch path's tags). Returns 0 when it works; when CUPTI
+ * cannot start (another profiler attached, too few privileges, a driver older than CUPTI)
+ * prints one line saying which call failed and what to do, and returns -1, and the caller
+ * goes on without a trace. A running trace is stopped first. */
 int trace_start(Trace *t);
+/* The lightest trace: kernel records alone (no API calls, no tags; graph kernels still get
+ * their node's tag). It slows each launch far less than the full trace; the days measure
+ * both costs (day11). */
+int trace_start_kernels(Trace *t);
+/* NVTX ranges (the op names on the CPU track) reach CUPTI only if it is named before the
+ * process's first NVTX call, the model's first launch: call this before gpu_model_open when
+ * the trace starts later. With no trace running, CUPTI's NVTX hook then sees each range. */
+void trace_bind_nvtx(void);
 void trace_flush(void);          /* moves CUPTI's buffered records into the Trace */
 void trace_stop(void);
-int trace_active(void);
+int trace_active(void);          /* a full trace runs: the launch path tags its ops */
+int trace_collecting(void);      /* either trace runs */
 uint64_t trace_now(void);        /* CUPTI's clock, to mark windows */
 
 #ifdef __cplusplus

@@ -24,6 +24,27 @@
 #include "trace.h"
 #include "util.h"
 
+/* ---- CUPTI's record versions: the one place that knows them -----------------------------
+ * CUPTI hands over each record in the newest layout its library knows, and the library is
+ * the toolkit's (linked with its rpath), so the struct is the newest that toolkit's headers
+ * declare. CUDA 12.8 brought Memcpy6 and Synchronization2, 13.0 Kernel10. Each version only
+ * appends fields, so the ones read here sit where they did in 12.4. */
+#include <cuda.h>
+#if CUDA_VERSION >= 13000
+typedef CUpti_ActivityKernel10 KernelRecord;
+#else
+typedef CUpti_ActivityKernel9 KernelRecord;
+#endif
+#if CUDA_VERSION >= 12080
+typedef CUpti_ActivityMemcpy6 MemcpyRecord;
+typedef CUpti_ActivitySynchronization2 SyncRecord;
+#else
+typedef CUpti_ActivityMemcpy5 MemcpyRecord;
+typedef CUpti_ActivitySynchronization SyncRecord;
+#endif
+typedef CUpti_ActivityMemset4 MemsetRecord;
+typedef CUpti_ActivityMarker2 MarkerRecord;
+
 /* ---- small maps --------------------------------------------------------------------- */
 
 /* Correlation id -> external id, whether a runtime API call had that id and whether a
@@ -134,7 +155,7 @@ static const char *api_name(CUpti_CallbackDomain dom, CUpti_CallbackId cbid) {
 static void take_record(const CUpti_Activity *r) {
     switch (r->kind) {
     case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
-        const CUpti_ActivityKernel10 *k = (const CUpti_ActivityKernel10 *)r;
+        const KernelRecord *k = (const KernelRecord *)r;
         GROW(g_rk, g_nrk, g_caprk);
         RawKernel *o = &g_rk[g_nrk++];
         o->k = (TKernel){k->start, k->end, k->correlationId, k->streamId, k->deviceId, 0, P_OTHER, -1, 0,
@@ -164,27 +185,27 @@ static void take_record(const CUpti_Activity *r) {
         break;
     }
     case CUPTI_ACTIVITY_KIND_MEMCPY: {
-        const CUpti_ActivityMemcpy6 *m = (const CUpti_ActivityMemcpy6 *)r;
+        const MemcpyRecord *m = (const MemcpyRecord *)r;
         TMem t = {m->start, m->end, m->correlationId, m->streamId, m->bytes, 0, m->copyKind};
         trace_add_mem(&g_pend, &t);
         corr_slot(m->correlationId)->device = 1;
         break;
     }
     case CUPTI_ACTIVITY_KIND_MEMSET: {
-        const CUpti_ActivityMemset4 *m = (const CUpti_ActivityMemset4 *)r;
+        const MemsetRecord *m = (const MemsetRecord *)r;
         TMem t = {m->start, m->end, m->correlationId, m->streamId, m->bytes, 1, 0};
         trace_add_mem(&g_pend, &t);
         corr_slot(m->correlationId)->device = 1;
         break;
     }
     case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: {
-        const CUpti_ActivitySynchronization2 *s = (const CUpti_ActivitySynchronization2 *)r;
+        const SyncRecord *s = (const SyncRecord *)r;
         TSync t = {s->start, s->end, s->correlationId, (int)s->type};
         trace_add_sync(&g_pend, &t);
         break;
     }
     case CUPTI_ACTIVITY_KIND_MARKER: {         /* NVTX push/pop: a start and an end record */
-        const CUpti_ActivityMarker2 *m = (const CUpti_ActivityMarker2 *)r;
+        const MarkerRecord *m = (const MarkerRecord *)r;
         uint32_t tid = m->objectKind == CUPTI_ACTIVITY_OBJECT_THREAD ? m->objectId.pt.threadId : 0;
         if (m->flags & CUPTI_ACTIVITY_FLAG_MARKER_START) {
             GROW(g_open, g_nopen, g_capopen);
@@ -267,46 +288,69 @@ static void drain(void) {
 
 static const CUpti_ActivityKind KINDS[] = {
     CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,   /* never KIND_KERNEL: that one serializes kernels */
-    CUPTI_ACTIVITY_KIND_RUNTIME,
+    CUPTI_ACTIVITY_KIND_RUNTIME,             /* from here on: the full trace only */
     CUPTI_ACTIVITY_KIND_DRIVER,
     CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET,
     CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, CUPTI_ACTIVITY_KIND_MARKER, CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION};
+enum { N_KINDS = sizeof KINDS / sizeof KINDS[0] };
+static int g_kinds;                    /* how many of KINDS are enabled: 1 (kernels) or N_KINDS */
 
+/* One line: which call failed, why, and what to do; the caller goes on without a trace. */
 static int unavailable(const char *what, CUptiResult r) {
     const char *s = NULL;
     cuptiGetResultString(r, &s);
-    printf("trace: CUPTI unavailable (%s: %s%s); continuing without a trace\n", what, s ? s : "?",
-           r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED ? ", another profiler is attached" : "");
+    int drv = 0;
+    cudaDriverGetVersion(&drv);
+    const char *todo =
+        r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED ? "another profiler is attached (Nsight Systems or Compute, "
+                                                               "a second CUPTI client): run outside it"
+        : r == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES ? "the driver lets only administrators profile: run as root, or load "
+                                                     "the driver with NVreg_RestrictProfilingToAdminUsers=0"
+        : drv && drv < CUDA_VERSION ? "this CUPTI (from the build's toolkit) is newer than the driver: build with a toolkit "
+                                      "no newer than the driver (nvidia-smi's CUDA Version), or update the driver"
+                                    : "check that libcupti is the build toolkit's (make prints CUPTI_LIB) and that no "
+                                      "other profiler runs";
+    printf("trace: CUPTI unavailable: %s failed (%s): %s; continuing without a trace\n", what, s ? s : "?", todo);
     return -1;
 }
 
 static void disable_all(void) {
-    for (size_t i = 0; i < sizeof KINDS / sizeof KINDS[0]; i++) cuptiActivityDisable(KINDS[i]);
+    for (int i = 0; i < g_kinds; i++) cuptiActivityDisable(KINDS[i]);
+    g_kinds = 0;
 }
 
-int trace_start(Trace *t) {
-    if (g_active) { g_out = t; return 0; }
-    /* NVTX finds CUPTI through this variable, read at the process's first NVTX call. */
+/* NVTX finds CUPTI through this variable, read at the process's first NVTX call (the
+ * model's first launch): a program that traces later calls this before it opens the model. */
+void trace_bind_nvtx(void) {
     Dl_info dl;
     if (dladdr((void *)cuptiGetTimestamp, &dl) && dl.dli_fname) setenv("NVTX_INJECTION64_PATH", dl.dli_fname, 0);
-    if (!g_ring) g_ring = (CorrSlot *)xcalloc(RING, sizeof(CorrSlot));
-    CUptiResult r = cuptiSubscribe(&g_sub, on_callback, NULL);
-    if (r != CUPTI_SUCCESS) return unavailable("cuptiSubscribe", r);
-    if ((r = cuptiEnableCallback(1, g_sub, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED)) != CUPTI_SUCCESS ||
-        (r = cuptiEnableCallback(1, g_sub, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED)) != CUPTI_SUCCESS) {
-        cuptiUnsubscribe(g_sub);
-        return unavailable("cuptiEnableCallback(graph nodes)", r);
+}
+
+/* Subscribes once per process (the graph-node callbacks and the buffers stay registered),
+ * then enables the first `kinds` of KINDS. */
+static int start(Trace *t, int kinds) {
+    static int subscribed;
+    if (g_active) trace_stop();
+    if (!subscribed) {
+        trace_bind_nvtx();
+        g_ring = (CorrSlot *)xcalloc(RING, sizeof(CorrSlot));
+        CUptiResult r = cuptiSubscribe(&g_sub, on_callback, NULL);
+        if (r != CUPTI_SUCCESS) return unavailable("cuptiSubscribe", r);
+        if ((r = cuptiEnableCallback(1, g_sub, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED)) != CUPTI_SUCCESS ||
+            (r = cuptiEnableCallback(1, g_sub, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED)) != CUPTI_SUCCESS ||
+            (r = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed)) != CUPTI_SUCCESS) {
+            cuptiUnsubscribe(g_sub);
+            return unavailable("cuptiEnableCallback(graph nodes) or cuptiActivityRegisterCallbacks", r);
+        }
+        subscribed = 1;
     }
-    if ((r = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed)) != CUPTI_SUCCESS) {
-        cuptiUnsubscribe(g_sub);
-        return unavailable("cuptiActivityRegisterCallbacks", r);
-    }
-    for (size_t i = 0; i < sizeof KINDS / sizeof KINDS[0]; i++) {
-        if ((r = cuptiActivityEnable(KINDS[i])) != CUPTI_SUCCESS) {
+    for (int i = 0; i < kinds; i++) {
+        CUptiResult r = cuptiActivityEnable(KINDS[i]);
+        g_kinds = i + 1;
+        if (r != CUPTI_SUCCESS) {
             char what[64];
             snprintf(what, sizeof what, "cuptiActivityEnable(kind %d)", (int)KINDS[i]);
             disable_all();
-            cuptiUnsubscribe(g_sub);
             return unavailable(what, r);
         }
     }
@@ -314,6 +358,9 @@ int trace_start(Trace *t) {
     g_active = 1;
     return 0;
 }
+
+int trace_start(Trace *t) { return start(t, N_KINDS); }
+int trace_start_kernels(Trace *t) { return start(t, 1); }
 
 void trace_flush(void) {
     if (!g_active) return;
@@ -328,12 +375,12 @@ void trace_stop(void) {
     disable_all();
     cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);   /* what came in meanwhile */
     drain();
-    cuptiUnsubscribe(g_sub);
     g_active = 0;
     g_out = NULL;
 }
 
-int trace_active(void) { return g_active; }
+int trace_active(void) { return g_active && g_kinds == N_KINDS; }
+int trace_collecting(void) { return g_active; }
 
 uint64_t trace_now(void) {
     uint64_t ts = 0;

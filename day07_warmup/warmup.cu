@@ -25,21 +25,22 @@
  *
  * Build and run:   make day07      (or: make bin/day07_warmup && bin/day07_warmup [--model DIR])
  *
- * What to expect (key=value lines; rows in results/rows.tsv). H200 figures were measured with
- * this kit (synthetic weights); T4 figures are estimates:
- *   context_ms          H200: 180-220 ms (60-80 of them before main(): exec and loading the libraries);
- *                       T4 (Colab): 200-1000 ms
- *   cublas_handle_ms    2-20 ms
- *   first_gemm_ms       H200: 100-140 ms for the first cuBLAS GEMM of a process, 1-20 ms for each new
- *                       shape after it, against second_gemm_ms 0.02-0.1 ms; a shape seen before in
- *                       the process (v after k) is fast on its first call
- *   first_generate_ms   2-3x warm_generate_ms (H200: ~200-290 vs ~75-115 ms); the excess sits in the
- *                       first prefill (115-160 ms) and the first decode step (~10 ms), not in later steps
- *   warm_generate_ms    (64-token prompt + 32 new tokens, eager) H200: 75-115 ms; T4: 300-600 ms
+ * What to expect (a summary; --verbose also echoes the fresh processes' ~100 lines; rows in
+ * results/rows.tsv). H200: three runs of this kit (synthetic weights); T4: estimates:
+ *   context_ms          H200: 179-214 ms (54-74 of them before main(): exec and loading the
+ *                       libraries); T4 (Colab): 200-1000 ms
+ *   cublas_handle_ms    2-4 ms
+ *   first_gemm_ms       H200: 88-124 ms for the first cuBLAS GEMM of a process, 1-20 ms for each new
+ *                       shape after it, against second_gemm_ms 0.05 ms; a shape seen before in the
+ *                       process (v after k) is fast on its first call
+ *   first_generate_ms   2.2-3.4x warm_generate_ms (H200: 189-268 vs 77-94 ms); the excess sits in the
+ *                       first prefill (107-153 ms) and the first decode step (9-14 ms), not in later steps
+ *   warm_generate_ms    (64-token prompt + 32 new tokens, eager, bare C launches) H200: 77-94 ms;
+ *                       T4: 300-600 ms
  *   warm_range_pct      under 10 on a quiet machine; eager generates are host-bound, so a busy or
- *                       shared host breaks the bar (H200 VM: 8-39% over five runs, one or two slow
+ *                       shared host breaks the bar (H200 VM: 21-23% in three runs, one or two slow
  *                       samples); then the samples say which part moved
- *   weight_gb           2.20 GB of weights; measured ~2.42 with the KV cache and workspaces
+ *   weight_gb           2.20 GB of weights; measured 2.42 with the KV cache and workspaces
  *   fit_7b_gb           15.0 GB needed: no room for the KV cache on a T4; ~250k tokens of it on an H200
  * It proves acceptance question 1 (why the first generate is slow: context, per-shape kernel
  * selection and loading, first allocations) and mistakes #1 (dtype) and #2 (first run timed).
@@ -67,12 +68,13 @@ enum { ROUNDS = 3, PROMPT = 64, NEW_TOKENS = 32, GENERATES = 3 };
 static const double FRAMEWORK_GB = 1.5;   /* the lesson's allowance for PyTorch + CUDA context */
 
 static void usage(void) {
-    printf("usage: day07_warmup [--model DIR]\n"
+    printf("usage: day07_warmup [--model DIR] [--verbose]\n"
            "  Times what the first run of a fresh process pays for (context, cuBLAS, first GEMM\n"
            "  of each shape, weight load, first generate), then 10 warm generates, the device\n"
            "  memory of the weights and whether Llama-2-7B fits on this GPU.\n"
            "  --model DIR   config.json + model.safetensors (+ tokenizer.json); default: TinyLlama's\n"
-           "                shape with synthetic weights\n");
+           "                shape with synthetic weights\n"
+           "  --verbose     also every line the fresh processes print (about 100)\n");
 }
 
 static void run_config(const char *model_dir, Config *c) {
@@ -161,6 +163,7 @@ static double kv_get(const KV *kv, const char *key) {
     return NAN;
 }
 
+static int g_verbose;   /* --verbose: echo every line the fresh processes print */
 static void spawn_child(const char *kind, const char *model_dir, KV *kv, int round) {
     int fd[2];
     if (pipe(fd) != 0) die("day07: pipe() failed; too many open files?");
@@ -187,7 +190,7 @@ static void spawn_child(const char *kind, const char *model_dir, KV *kv, int rou
         *eq = 0;
         snprintf(kv->key[kv->n], sizeof kv->key[0], "%.47s", line);
         kv->val[kv->n++] = strtod(eq + 1, NULL);
-        printf("%s%d.%s=%s", kind, round, line, eq + 1);   /* echo, prefixed with who said it */
+        if (g_verbose) printf("%s%d.%s=%s", kind, round, line, eq + 1);   /* echo, prefixed with who said it */
     }
     if (f) fclose(f);
     int st = 0;
@@ -233,6 +236,7 @@ int main(int argc, char **argv) {
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) { usage(); return 0; }
         else if (!strcmp(argv[i], "--model") && i + 1 < argc) model_dir = argv[++i];
         else if (!strcmp(argv[i], "--child") && i + 2 < argc) { child = argv[++i]; t0 = strtoull(argv[++i], NULL, 10); }
+        else if (!strcmp(argv[i], "--verbose")) g_verbose = 1;
         else { usage(); die("day07: unknown argument '%s' (see --help)", argv[i]); }
     }
     Config c;

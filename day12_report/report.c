@@ -48,6 +48,16 @@ static const Row *got(const char *key) {
 }
 static double M(const char *key) { const Row *r = got(key); return r ? r->measured : NAN; }
 static double T(const char *key) { const Row *r = rows_find(rows, nrows, NULL, key, NULL); return r ? r->theory : NAN; }
+/* The emulated dispatcher's cost per launch the days ran with (day09, day11: --dispatch-us),
+ * and a key with it filled in: D("busy_eager_b1_d%.0f") -> "busy_eager_b1_d40". */
+static double dispatch_us(void) { return got("dispatch_us") ? M("dispatch_us") : 40; }
+static const char *D(const char *fmt) {
+    static char buf[8][64];
+    static int i;
+    char *b = buf[i++ & 7];
+    snprintf(b, 64, fmt, dispatch_us());
+    return b;
+}
 
 /* A number the way a person writes it: 3 significant digits, no exponent, whole numbers
  * without decimals, "—" for none. Eight rotating buffers, so one printf can hold several. */
@@ -140,7 +150,18 @@ static void why_tpot(const Row *r, Cell *c) {
     over_floor(r, c, "the floor");
     if (got("gemm_ms_per_step"))
         add(c->why, "the GEMMs take %s ms of it (day10), other kernels and gaps the rest", num(M("gemm_ms_per_step")));
-    if (got("busy_eager_b1_d0")) add(c->why, "the GPU is busy %s%% of a step", num(M("busy_eager_b1_d0")));
+    if (got(D("busy_eager_b1_d%.0f"))) add(c->why, "the GPU is busy %s%% of a step", num(M(D("busy_eager_b1_d%.0f"))));
+    if (got("dispatch_cost_ms"))
+        add(c->why, "%s ms of it is the emulated dispatcher (theory: %s launches × %s µs = %s ms)", num(M("dispatch_cost_ms")),
+            num(T("dispatch_cost_ms") * 1e3 / dispatch_us()), num(dispatch_us()), num(T("dispatch_cost_ms")));
+}
+static void why_bare(const Row *r, Cell *c) {
+    over_floor(r, c, "the floor");
+    if (got("busy_eager_b1_d0")) add(c->why, "busy %s%%", num(M("busy_eager_b1_d0")));
+    if (got("tpot_ms"))
+        add(c->why, "the same kernels without Python's %s µs a launch: %s× faster than the emulated HF eager step; "
+            "on a T4, whose kernels take 5× longer, this step would be nearly kernel-bound", num(dispatch_us()),
+            num(M("tpot_ms") / r->measured));
 }
 static void why_ratio(const Row *r, Cell *c) {
     static const struct { double hi; const char *range, *means; } bands[] = {
@@ -154,6 +175,10 @@ static void why_ratio(const Row *r, Cell *c) {
     while (i < 4 && r->measured >= bands[i].hi) i++;   /* the last band has no end */
     add(c->why, "ratio %s: in the lesson's %s band: %s", num(r->measured), bands[i].range, bands[i].means);
     add(c->why, "%s the 2–4 expected of HF eager", band(r->measured, 2, 4));
+    if (got("dispatch_cost_ms"))      /* the host's cost is the same on any GPU; the floor is not */
+        add(c->why, "the dispatcher's %s ms alone are %s× a T4's 6.9 ms floor, %s× this GPU's: a faster GPU "
+            "raises the ratio (mistake #14)", num(M("dispatch_cost_ms")), num(M("dispatch_cost_ms") / 6.9),
+            num(M("dispatch_cost_ms") / T("tpot_ms")));
 }
 static void why_toks(const Row *r, Cell *c) {
     if (got("mbu")) add(c->why, "MBU %s%%: the share of the bandwidth a step uses (1 / ratio)", num(M("mbu")));
@@ -161,6 +186,12 @@ static void why_toks(const Row *r, Cell *c) {
 static void why_ttft_tpot(const Row *r, Cell *c) {
     add(c->why, "a 200-token prefill costs %s decode steps, %s the lesson's 2–5", num(r->measured),
         band(r->measured, 2, 5));
+    add(c->why, "the kit's prefill runs one kernel per op (about half an eager step's launches, each with the "
+                "dispatcher) where HF's eager prefill runs as many ops as its decode step; and this GPU's TTFT floor "
+                "is %s ms where a T4's is 6.9", num(T("ttft_ms")));
+    if (got("ttft_ms_bare") && got("tpot_ms_fused"))
+        add(c->why, "bare C, fused: %s ms ÷ %s ms = %s", num(M("ttft_ms_bare")), num(M("tpot_ms_fused")),
+            num(M("ttft_ms_bare") / M("tpot_ms_fused")));
 }
 static void why_gemms(const Row *r, Cell *c) {
     double want = isnan(r->theory) ? 155 : r->theory;   /* from the config: 7 per layer x layers + 1 */
@@ -202,35 +233,50 @@ static void why_kernels(const Row *r, Cell *c) {
             num(M("gemms_per_step")), num(r->measured - M("gemms_per_step")));
 }
 static void why_busy1(const Row *r, Cell *c) {
-    add(c->why, "%s the lesson's 50–65%%, here with bare C launches (no dispatcher)", band(r->measured, 50, 65));
-    if (got("busy_eager_b1_d40"))
-        add(c->why, "with 40 µs per launch, like PyTorch's dispatcher: %s%%", num(M("busy_eager_b1_d40")));
+    add(c->why, "%s the lesson's 50–65%%: %s ms of kernels in a %s ms step; a T4's kernels fill about 8 ms of the same "
+                "host time (the lesson), this GPU's far less (mistake #14)", band(r->measured, 50, 65),
+        num(M(D("gpu_ms_per_step_eager_b1_d%.0f"))), num(M(D("tpot_ms_eager_b1_d%.0f"))));
+    if (got("busy_eager_b1_d0")) add(c->why, "bare C launches: %s%%", num(M("busy_eager_b1_d0")));
+    if (got(D("busy_traced_eager_b1_d%.0f")))
+        add(c->why, "the full trace's timeline would show %s%%: the tracer's own cost (day11)",
+            num(M(D("busy_traced_eager_b1_d%.0f"))));
 }
 static void why_busy32(const Row *r, Cell *c) {
-    if (!got("busy_eager_b1_d0")) return;
-    double d = r->measured - M("busy_eager_b1_d0");
-    add(c->why, "%s%s points over batch 1 (%s%% → %s%%)", d >= 0 ? "+" : "", num(d), num(M("busy_eager_b1_d0")),
-        num(r->measured));
-    if (got("tpot_ms_eager_b1_d0") && got("tpot_ms_eager_b32_d0"))
+    const char *b1 = D("busy_eager_b1_d%.0f");
+    if (!got(b1)) return;
+    double d = r->measured - M(b1);
+    add(c->why, "%s%s points over batch 1 (%s%% → %s%%)", d >= 0 ? "+" : "", num(d), num(M(b1)), num(r->measured));
+    if (got(D("tpot_ms_eager_b1_d%.0f")) && got(D("tpot_ms_eager_b32_d%.0f")))
         add(c->why, "TPOT %s → %s ms: the same launches carry 32× the tokens",
-            num(M("tpot_ms_eager_b1_d0")), num(M("tpot_ms_eager_b32_d0")));
+            num(M(D("tpot_ms_eager_b1_d%.0f"))), num(M(D("tpot_ms_eager_b32_d%.0f"))));
+}
+static void why_nvml(const Row *r, Cell *c) {
+    const double busy = M(D("busy_eager_b1_d%.0f"));
+    if (!isnan(busy) && r->measured > 2 * busy + 10)
+        add(c->why, "far above the busy ratio (%s%%): a kernel ran in every sample window (mistake #13)", num(busy));
+    else if (!isnan(busy))
+        add(c->why, "close to the busy ratio (%s%%): this driver reports the share of time a kernel ran, not the "
+                    "lesson's 100%% for any window with a kernel in it", num(busy));
+    if (got("nvml_util_graph_b1_d0") && got("mbu_graph"))
+        add(c->why, "what it cannot say is how much of the GPU a kernel uses: the graph step reads %s%% with an MBU "
+                    "of %s%% (seed 004's first trap)", num(M("nvml_util_graph_b1_d0")), num(M("mbu_graph")));
 }
 static void why_gap(const Row *r, Cell *c) {
-    if (got("gap_p90_us_eager_b1_d0")) add(c->why, "p90 %s µs", num(M("gap_p90_us_eager_b1_d0")));
-    if (got("host_bound_eager_b1_d0"))
-        add(c->why, "%s%% of gap time the CPU was still launching", num(M("host_bound_eager_b1_d0")));
-    if (got("gap_median_us_eager_b1_d40"))
-        add(c->why, "with 40 µs dispatch: %s µs, %s the lesson's 10–40", num(M("gap_median_us_eager_b1_d40")),
-            band(M("gap_median_us_eager_b1_d40"), 10, 40));
+    add(c->why, "%s the lesson's 10–40: the dispatcher's %s µs plus the launch call", band(r->measured, 10, 40),
+        num(dispatch_us()));
+    if (got(D("gap_p90_us_eager_b1_d%.0f"))) add(c->why, "p90 %s µs", num(M(D("gap_p90_us_eager_b1_d%.0f"))));
+    if (got(D("host_bound_eager_b1_d%.0f")))
+        add(c->why, "%s%% of gap time the CPU was still launching", num(M(D("host_bound_eager_b1_d%.0f"))));
+    if (got("gap_median_us_eager_b1_d0")) add(c->why, "bare C launches: %s µs", num(M("gap_median_us_eager_b1_d0")));
 }
 static void why_graph(const Row *r, Cell *c) {
     over_floor(r, c, "the floor");
-    if (got("launches_per_step_eager_b1_d0") && got("launches_per_step_graph_b1_d0"))
-        add(c->why, "graph mode cuts the launches per step from %s to %s", num(M("launches_per_step_eager_b1_d0")),
-            num(M("launches_per_step_graph_b1_d0")));
-    if (got("busy_eager_b1_d0") && got("busy_graph_b1_d0"))
-        add(c->why, "busy ratio %s%% → %s%%", num(M("busy_eager_b1_d0")), num(M("busy_graph_b1_d0")));
-    if (got("tpot_ms_eager")) add(c->why, "eager %s ms", num(M("tpot_ms_eager")));
+    if (got(D("launches_per_step_eager_b1_d%.0f")) && got(D("launches_per_step_graph_b1_d%.0f")))
+        add(c->why, "graph mode cuts the launches per step from %s to %s", num(M(D("launches_per_step_eager_b1_d%.0f"))),
+            num(M(D("launches_per_step_graph_b1_d%.0f"))));
+    if (got(D("busy_eager_b1_d%.0f")) && got(D("busy_graph_b1_d%.0f")))
+        add(c->why, "busy ratio %s%% → %s%%", num(M(D("busy_eager_b1_d%.0f"))), num(M(D("busy_graph_b1_d%.0f"))));
+    if (got("tpot_ms")) add(c->why, "eager %s ms", num(M("tpot_ms")));
 }
 
 typedef struct {
@@ -238,26 +284,31 @@ typedef struct {
     void (*why)(const Row *r, Cell *c);
 } Item;
 
-/* The lesson's template, row for row. Lesson column: T4, TinyLlama-1.1B fp16, HF eager. */
+/* The lesson's template, row for row. Lesson column: T4, TinyLlama-1.1B fp16, HF eager.
+ * The rows marked "emulated HF eager" run the kit's eager step with a host busy-wait of
+ * dispatch_us before every launch (day09, day11: --dispatch-us, default 40 us, the lesson's
+ * 30-50 us of Python per op): the lesson's regime on any GPU. Keys with %.0f take it. */
 static const Item items[] = {
     {"GPU, toolkit", "day07", "gpu", "Tesla T4 (Turing, 16 GB, 320 GB/s, 65 TFLOP/s); PyTorch + transformers", why_gpu},
     {"Weight memory after load", "day07", "weight_gb", "2.2 GB", why_weights},
     {"Range / median of 10 generates", "day07", "warm_range_pct", "< 10%", why_range},
-    {"TTFT (200-token prompt)", "day09", "ttft_ms", "floor ≈ 7 ms, expected 15–40 ms", why_ttft},
-    {"TPOT (median)", "day09", "tpot_ms", "floor 6.9 ms, expected 15–30 ms", why_tpot},
-    {"Ratio = TPOT ÷ floor", "day09", "ratio", "expected 2–4", why_ratio},
-    {"tok/s", "day09", "tok_s", "at most 145", why_toks},
-    {"TTFT ÷ TPOT", "day09", "ttft_over_tpot", "expected 2–5", why_ttft_tpot},
+    {"TTFT (200-token prompt), emulated HF eager", "day09", "ttft_ms", "floor ≈ 7 ms, expected 15–40 ms", why_ttft},
+    {"TPOT (median), emulated HF eager", "day09", "tpot_ms", "floor 6.9 ms, expected 15–30 ms", why_tpot},
+    {"TPOT, the kit's bare C eager (no Python)", "day09", "tpot_ms_eager", "— (the lesson runs Python)", why_bare},
+    {"Ratio = TPOT ÷ floor, emulated HF eager", "day09", "ratio", "expected 2–4", why_ratio},
+    {"tok/s, emulated HF eager", "day09", "tok_s", "at most 145", why_toks},
+    {"TTFT ÷ TPOT, emulated HF eager", "day09", "ttft_over_tpot", "expected 2–5", why_ttft_tpot},
     {"Linear layers per step", "day10", "gemms_per_step", "155 (aten::linear)", why_gemms},
     {"Top 1 kernel / share", "day10", "top1_share", "gemm/gemv, 60–80%", why_top1},
     {"Top 2 kernel / share", "day10", "top2_share", "elementwise, 10–20%", why_top2},
     {"Top 3 kernel / share", "day10", "top3_share", "attention, 5–10%", why_top3},
     {"GEMM GPU time per step", "day10", "gemm_ms_per_step", "a little above 6.9 ms", why_gemm_ms},
     {"Kernels per step", "day10", "kernels_per_step", "300–400", why_kernels},
-    {"GPU busy ratio, batch 1", "day11", "busy_eager_b1_d0", "50–65%", why_busy1},
-    {"GPU busy ratio, batch 32", "day11", "busy_eager_b32_d0", "clearly above batch 1", why_busy32},
-    {"Typical gap", "day11", "gap_median_us_eager_b1_d0", "10–40 µs", why_gap},
-    {"TPOT with CUDA graphs", "day09", "tpot_ms_graph", "close to 8 ms (reduce-overhead)", why_graph},
+    {"GPU busy ratio, batch 1, emulated HF eager", "day11", "busy_eager_b1_d%.0f", "50–65%", why_busy1},
+    {"GPU busy ratio, batch 32, emulated HF eager", "day11", "busy_eager_b32_d%.0f", "clearly above batch 1", why_busy32},
+    {"nvidia-smi utilization, emulated HF eager", "day11", "nvml_util_eager_b1_d%.0f", "~100% (mistake #13)", why_nvml},
+    {"Typical gap, emulated HF eager", "day11", "gap_median_us_eager_b1_d%.0f", "10–40 µs", why_gap},
+    {"TPOT with CUDA graphs, emulated HF eager", "day09", "tpot_ms_graph_d%.0f", "close to 8 ms (reduce-overhead)", why_graph},
 };
 enum { N_ITEMS = sizeof items / sizeof items[0] };
 
@@ -267,7 +318,7 @@ static int write_table(void) {
                  "|---|---|---|---|---|\n");
     for (int i = 0; i < N_ITEMS; i++) {
         const Item *it = &items[i];
-        const Row *r = rows_find(rows, nrows, NULL, it->key, NULL);
+        const Row *r = rows_find(rows, nrows, NULL, D(it->key), NULL);
         Cell c = {"—", "", ""};
         if (!r || isnan(r->measured)) {
             snprintf(c.measured, sizeof c.measured, "not run (make %s)", it->day);
@@ -289,10 +340,11 @@ static int write_table(void) {
 }
 
 /* ---- the charts ------------------------------------------------------------------------- */
-static const char *const modes[] = {"eager", "fused", "graph"};
-static const unsigned mode_rgb[] = {0x0072B2, 0xE69F00, 0x009E73};     /* with a 40 us dispatcher: */
-static const unsigned mode_rgb_d40[] = {0x56B4E9, 0xF5C97A, 0x7FD1B5};  /* the same hue, lighter */
-static const int batches[] = {1, 32}, dispatches[] = {0, 40}, sweep_us[] = {0, 5, 10, 20, 40};
+enum { NMODES = 4 };
+static const char *const modes[NMODES] = {"eager", "graph_eager", "fused", "graph"};
+static const unsigned mode_rgb[] = {0x0072B2, 0xCC79A7, 0xE69F00, 0x009E73};     /* with the dispatcher: */
+static const unsigned mode_rgb_d40[] = {0x56B4E9, 0xE5B3D3, 0xF5C97A, 0x7FD1B5};  /* the same hue, lighter */
+static const int batches[] = {1, 32}, sweep_us[] = {0, 5, 10, 20, 40};
 
 static void not_run(const char *what, const char *day) {
     fprintf(out, "*%s: not run (make %s).*\n\n", what, day);
@@ -309,37 +361,45 @@ static const char *path_of(const char *file) {
 }
 
 static void chart_tpot_modes(void) {
-    ChartBar bars[4];
+    ChartBar bars[2 * NMODES];
+    char labels[2 * NMODES][48];
     int n = 0;
     double floor_ms = NAN;
-    for (int m = 0; m < 3; m++) {
-        char key[32];
-        snprintf(key, sizeof key, "tpot_ms_%s", modes[m]);
-        if (got(key)) { bars[n++] = (ChartBar){modes[m], M(key), mode_rgb[m]}; floor_ms = T(key); }
-    }
+    for (int d = 1; d >= 0; d--)
+        for (int m = 0; m < NMODES; m++) {
+            char key[48];
+            if (d) snprintf(key, sizeof key, "tpot_ms_%s_d%.0f", modes[m], dispatch_us());
+            else snprintf(key, sizeof key, "tpot_ms_%s", modes[m]);
+            if (!got(key)) continue;
+            snprintf(labels[n], sizeof labels[n], "%s%s", modes[m], d ? ", dispatcher" : "");
+            bars[n] = (ChartBar){labels[n], M(key), d ? mode_rgb_d40[m] : mode_rgb[m]};
+            floor_ms = T(key);
+            n++;
+        }
     if (!n) { not_run("TPOT per mode against the floor", "day09"); return; }
-    if (got("tpot_ms_eager_b1_d40")) bars[n++] = (ChartBar){"eager, 40 us dispatch", M("tpot_ms_eager_b1_d40"), mode_rgb_d40[0]};
     char label[64];
     snprintf(label, sizeof label, "floor %s ms", num(floor_ms));
     ChartRef ref = {floor_ms, label};
     Chart c = {.title = "TPOT per mode (batch 1) against the bandwidth floor", .xlabel = "ms per token",
                .refs = &ref, .nrefs = !isnan(floor_ms)};
-    fprintf(out, "**TPOT per mode.** Each bar is one way to run the same math; the dashed line is "
-                 "weight bytes ÷ bandwidth. The closer a bar, the less of the step is not moving weights.\n\n");
+    fprintf(out, "**TPOT per mode.** Each bar is one way to run the same math, with the emulated dispatcher (%s µs "
+                 "before each launch, lighter) and with the kit's bare C launches; the dashed line is weight bytes ÷ "
+                 "bandwidth. The closer a bar, the less of the step is not moving weights.\n\n", num(dispatch_us()));
     embed("TPOT per mode", "tpot_modes.png", chart_bars(&c, path_of("tpot_modes.png"), bars, n));
 }
 
 static void chart_busy(void) {
-    ChartBar bars[12];
-    char labels[12][32];
+    ChartBar bars[4 * NMODES];
+    char labels[4 * NMODES][40];
     int n = 0;
-    for (int m = 0; m < 3; m++)
+    const double dispatches[] = {0, dispatch_us()};
+    for (int m = 0; m < NMODES; m++)
         for (int b = 0; b < 2; b++)
             for (int d = 0; d < 2; d++) {
-                char key[48];
-                snprintf(key, sizeof key, "busy_%s_b%d_d%d", modes[m], batches[b], dispatches[d]);
+                char key[64];
+                snprintf(key, sizeof key, "busy_%s_b%d_d%.0f", modes[m], batches[b], dispatches[d]);
                 if (!got(key)) continue;
-                snprintf(labels[n], 32, "%s b%d d%d", modes[m], batches[b], dispatches[d]);
+                snprintf(labels[n], sizeof labels[n], "%s b%d d%.0f", modes[m], batches[b], dispatches[d]);
                 bars[n] = (ChartBar){labels[n], M(key), d ? mode_rgb_d40[m] : mode_rgb[m]};
                 n++;
             }
@@ -347,9 +407,9 @@ static void chart_busy(void) {
     ChartRef refs[] = {{50, "50%"}, {65, "65% (lesson)"}};
     Chart c = {.title = "GPU busy ratio (mode, batch, dispatch us)",
                .xlabel = "busy ratio (%)", .refs = refs, .nrefs = 2};
-    fprintf(out, "**Busy ratio per configuration.** Kernel time (overlaps merged) ÷ first-kernel-start to "
-                 "last-kernel-end. d40 adds 40 µs of host work before each launch, like a Python dispatcher; "
-                 "the lesson's T4 band is 50–65%%.\n\n");
+    fprintf(out, "**Busy ratio per configuration.** GPU time per step (kernel intervals merged, from a kernel-only "
+                 "trace) ÷ the step's untraced TPOT. d%s adds %s µs of host work before each launch, like a Python "
+                 "dispatcher; the lesson's T4 band is 50–65%%.\n\n", num(dispatch_us()), num(dispatch_us()));
     embed("busy ratio per configuration", "busy.png", chart_bars(&c, path_of("busy.png"), bars, n));
 }
 
@@ -373,7 +433,7 @@ static double *read_gaps(const char *cfg, int *n) {
 }
 
 static void chart_gaps(void) {
-    static const char *const cfgs[] = {"eager_b1_d0", "eager_b1_d40", "eager_b32_d0", "fused_b1_d0", "graph_b1_d0"};
+    const char *cfgs[] = {D("eager_b1_d%.0f"), "eager_b1_d0", "graph_eager_b1_d0", "fused_b1_d0", "graph_b1_d0"};
     ChartSample s[5];
     double *data[5];
     int ns = 0;
@@ -386,8 +446,9 @@ static void chart_gaps(void) {
     else {
         Chart c = {.title = "Gaps between kernels on the GPU timeline", .xlabel = "gap (us, log scale)",
                    .ylabel = "gaps", .logx = 1};
-        fprintf(out, "**The gaps.** Every idle interval between kernels in the measured steps. Microseconds: "
-                     "nvidia-smi's sampling window is hundreds of milliseconds and never shows them (mistake #13).\n\n");
+        fprintf(out, "**The gaps.** Every idle interval between kernels inside the measured steps (kernel-only trace). "
+                     "Microseconds: nvidia-smi's sampling window is hundreds of milliseconds and never shows them "
+                     "(mistake #13).\n\n");
         embed("gap histogram", "gaps.png", chart_hist(&c, path_of("gaps.png"), s, ns, 30));
     }
     for (int i = 0; i < 5; i++) free(data[i]);
@@ -469,49 +530,58 @@ static void chart_parts(void) {
 }
 
 /* ---- the profiling loop as an experiment log -------------------------------------------- */
-/* The row's value with its unit, "invalid (inf)", or "not run (make dayNN)". */
-static const char *cell(const char *key, const char *unit, const char *day) {
+/* A value with its unit; when it is not a finite number, "invalid (inf)" if the row it comes
+ * from (key) was measured so, else "not run (make dayNN)". */
+static const char *cell(double v, const char *key, const char *unit, const char *day) {
     static char buf[4][32];
     static int i;
+    if (isfinite(v)) return with_unit(v, unit);
     const Row *r = rows_find(rows, nrows, NULL, key, NULL);
-    if (got(key)) return with_unit(r->measured, unit);
     if (r && isinf(r->measured)) return invalid(r->measured);
     char *b = buf[i++ & 3];
     snprintf(b, 32, "not run (make %s)", day);
     return b;
 }
 
+/* One rung of the loop: TPOT from day09 (the one protocol, with the emulated dispatcher),
+ * ratio and MBU against the floor, the busy ratio from day11. */
 static void log_step(int step, const char *mode, const char *hypothesis, const char *change, double prev_tpot) {
-    char k[4][48];
-    snprintf(k[0], sizeof k[0], "tpot_ms_%s", mode);      double tpot = M(k[0]);
-    snprintf(k[1], sizeof k[1], "ratio_%s", mode);        double ratio = M(k[1]);
-    snprintf(k[2], sizeof k[2], "mbu_%s", mode);
-    snprintf(k[3], sizeof k[3], "busy_%s_b1_d0", mode);   double busy = M(k[3]);
+    char k[48], kb[48];
+    snprintf(k, sizeof k, "tpot_ms_%s_d%.0f", mode, dispatch_us());
+    const double tpot = M(k), floor_ms = T(k), ratio = tpot / floor_ms, mbu = 100 / ratio;
+    snprintf(kb, sizeof kb, "busy_%s_b1_d%.0f", mode, dispatch_us());
+    const double busy = M(kb);
     char result[640] = "";
     double change_pct = 100 * (tpot / prev_tpot - 1);
-    if (isnan(tpot)) snprintf(result, sizeof result, "%s", cell(k[0], "ms", "day09"));
+    if (isnan(tpot)) snprintf(result, sizeof result, "%s", cell(tpot, k, "ms", "day09"));
     else {
         if (isfinite(change_pct)) add(result, "TPOT %s%s%%", change_pct >= 0 ? "+" : "", num(change_pct));
-        if (!isnan(busy) && busy < 80) add(result, "still overhead: the GPU idles %s%%", num(100 - busy));
+        if (!isnan(busy) && busy < 80) add(result, "still overhead: the GPU idles %s%% of the step", num(100 - busy));
         else if (!isnan(ratio) && ratio < 1.5) add(result, "now memory-bound: at the floor");
-        else if (!isnan(busy)) add(result, "GPU busy; kernels slower than the floor (W3)");
+        else if (!isnan(busy)) add(result, "GPU busy; the kernels are slower than the floor: next, their bytes and "
+                                           "efficiency");
     }
-    fprintf(out, "| %d | %s | %s | %s | %s | %s | %s | %s |\n", step, hypothesis, change, cell(k[0], "ms", "day09"),
-            cell(k[1], "x", "day09"), cell(k[2], "%", "day09"), cell(k[3], "%", "day11"), result[0] ? result : "—");
+    fprintf(out, "| %d | %s | %s | %s | %s | %s | %s | %s |\n", step, hypothesis, change, cell(tpot, k, "ms", "day09"),
+            cell(ratio, k, "x", "day09"), cell(mbu, k, "%", "day09"), cell(busy, kb, "%", "day11"), result[0] ? result : "—");
 }
 
 static void experiment_log(void) {
     double floor_ms = T("tpot_ms");
+    const char *eager = D("tpot_ms_eager_d%.0f"), *graph_eager = D("tpot_ms_graph_eager_d%.0f");
     fprintf(out, "## The profiling loop, as an experiment log\n\n"
                  "The five steps of the profiling-loop lesson: (1) measure a clean number — warm, synced, the "
                  "median (day07, day08); (2) compare it with a floor — ratio and MBU (day09); (3) zoom in only "
                  "where the time is — busy ratio first, then kernels (day10, day11); (4) change one thing; "
-                 "(5) re-measure and write it down. One change per line; every number is from results/rows.tsv.\n\n");
+                 "(5) re-measure and write it down. One change per line, starting from the lesson's regime (the "
+                 "eager step with the emulated dispatcher, %s µs a launch); every number is from results/rows.tsv.\n\n",
+            num(dispatch_us()));
     fprintf(out, "| step | hypothesis | change | TPOT | ratio | MBU | busy (b1) | result |\n"
                  "|---|---|---|---|---|---|---|---|\n");
-    log_step(0, "eager", "—", "baseline: one kernel per PyTorch-eager op", NAN);
-    log_step(1, "fused", "launches dominate: fewer kernels, fewer gaps", "fused: one kernel per natural op", M("tpot_ms_eager"));
-    log_step(2, "graph", "the remaining gaps are launch cost", "CUDA graph: one launch per step", M("tpot_ms_fused"));
+    log_step(0, "eager", "—", "baseline: emulated HF eager, one kernel per PyTorch op", NAN);
+    log_step(1, "graph_eager", "the gaps are the launches' host cost", "CUDA graph of the same kernels: one launch per step",
+             M(eager));
+    log_step(2, "graph", "what is left is the kernels' own time", "the kit's fused kernels (113 instead of 446), still "
+             "one launch", M(graph_eager));
     if (isnan(floor_ms)) {
         fprintf(out, "| 3 | now memory-bound: read fewer bytes | int8 weights (next) | not run (make day09) | — | — | — | — |\n\n");
         return;
@@ -520,7 +590,7 @@ static void experiment_log(void) {
      * graph step that waits on them halves: TPOT ≈ graph − (the fused step's GEMV path) / 2
      * (day10; the graph replays the fused step). Its MBU counts the bytes it reads, half the
      * 16-bit weights. */
-    double graph = M("tpot_ms_graph"), gemm = M("gemm_path_ms_fused"), predicted = graph - gemm / 2;
+    double graph = M(D("tpot_ms_graph_d%.0f")), gemm = M("gemm_path_ms_fused"), predicted = graph - gemm / 2;
     char tpot[64], ratio[64] = "—", mbu[64] = "—";
     snprintf(tpot, sizeof tpot, "not run (make %s)", isnan(gemm) ? "day10" : "day09");
     if (!isnan(predicted)) {
@@ -560,6 +630,13 @@ void report_write(const char *results) {
     if (load && strstr(load->note, "synthetic"))
         fprintf(out, " Weights: synthetic (TinyLlama's exact shapes, seeded values): every byte, kernel and "
                      "time is real, only the generated text is not.");
+    for (int i = 0; i < nrows; i++) {   /* KIT_GPU=t4 (make test-gpu-t4) tags every row it made */
+        const char *tag = strstr(rows[i].note, "emulated T4 path on ");
+        if (tag) {
+            fprintf(out, "\n\n**%s**: the T4's code paths and limits, run on another GPU.", tag);
+            break;
+        }
+    }
     fprintf(out, "\n\n## The one-page table\n\n");
     int missing = write_table();
     fprintf(out, "\nThe deliverable of the week: the lesson's template with the right-hand columns filled. "

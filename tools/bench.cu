@@ -19,6 +19,7 @@
 #include "prompt.h"
 #include "rows.h"
 #include "stats.h"
+#include "theory.h"
 #include "trace.h"
 
 /* under CUPTI: 16 decode steps (prefill = 0) or 4 prefills of the prompt (prefill = 1):
@@ -79,6 +80,8 @@ int main(int argc, char **argv) {
     o.model_dir = model_dir, o.seed = 1, o.max_batch = 32, o.max_seq = n_prompt + n_new + 8;
     GpuModel *m = gpu_model_open(&o);
     double W = (double)gpu_model_weight_bytes(m), floor_ms = W / g.bw_gbs / 1e6, copy_floor_ms = W / g.copy_gbs / 1e6;
+    double ttft_floor = ttft_floor_ms(gpu_model_config(m), n_prompt, g.fp16_tflops, g.bw_gbs, NULL, NULL);
+    int impossible = 0;
     printf("gpu=%s bw_gbs=%.0f copy_gbs=%.0f weight_gb=%.3f floor_ms=%.3f floor_copy_ms=%.3f\n", g.name, g.bw_gbs,
            g.copy_gbs, W / 1e9, floor_ms, copy_floor_ms);
     int *ids = (int *)xmalloc(sizeof(int) * n_prompt), *out = (int *)xmalloc(sizeof(int) * 32 * n_new);
@@ -108,6 +111,13 @@ int main(int argc, char **argv) {
                    s.range_over_median, ratio, 100 / ratio, k.kernels, k.gemms, k.host_launches);
             fprintf(tsv, "%s\t%d\t%.4f\t%.4f\t%.4f\t%.4f\t%.3f\t%.2f\t%d\t%d\t%d\n", mode_name((Mode)mode), B, f.median,
                     s.median, s.range_over_median, floor_ms, ratio, 100 / ratio, k.kernels, k.gemms, k.host_launches);
+            if (ratio < 1 || f.median < ttft_floor) {   /* faster than the memory allows: the kernels did not run */
+                impossible = 1;
+                printf("error: mode=%s batch=%d: %s below its floor (TPOT %.3f ms against %.3f, TTFT %.3f against %.3f): "
+                       "a measurement error, not a result; check that the kernels ran (a build for another GPU runs "
+                       "nothing: make clean && make) and that the tokens are not all 0\n", mode_name((Mode)mode), B,
+                       ratio < 1 ? "TPOT is" : "TTFT is", s.median, floor_ms, f.median, ttft_floor);
+            }
         }
     fclose(tsv);
     printf("wrote %s\n", path);
@@ -120,5 +130,5 @@ int main(int argc, char **argv) {
     }
     free(ids), free(out), free(steps);
     gpu_model_free(m);
-    return 0;
+    return impossible;
 }

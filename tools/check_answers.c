@@ -82,6 +82,12 @@ int main(int argc, char **argv) {
     if (nrows == 0) printf("%s has no rows yet: run the days first (make all)\n", argv[2]);
 
     int ok = 0, bad = 0, not_run = 0;
+    for (int i = 0; i < nrows; i++)    /* a time under its floor fails the run, whatever the claims say */
+        if (strncmp(rows[i].note, ROW_IMPOSSIBLE, strlen(ROW_IMPOSSIBLE)) == 0) {
+            printf("✗ %s.%s = %.4g %s: a measurement error, not a result (%s)\n", rows[i].day, rows[i].key,
+                   rows[i].measured, rows[i].unit, rows[i].note);
+            bad++;
+        }
     for (int i = 0; i < total; i++) {
         const Claim *c = &claims[i];
         ClaimResult r = claim_eval(c, argv[1], rows, nrows);

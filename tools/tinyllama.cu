@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "config.h"
-#include "gpu.h"
 #include "gpu_model.h"
 #include "launch.h"
 #include "model.h"
@@ -165,7 +164,6 @@ static void run_cpu(const Config *c, const Args *a, const int *ids, int n,
 /* The GPU model: prefill + decode steps in the chosen mode, every row the same prompt. */
 static void run_gpu(const Config *c, const Args *a, const int *ids, int n,
                     const Tokenizer *tok, const char *tok_path) {
-    gpu_require("add --cpu to run the fp32 CPU reference instead");
     GpuModelOpts o = {};
     o.model_dir = a->model_dir, o.seed = a->seed, o.max_batch = a->batch, o.max_seq = 0, o.quiet = 0;
     GpuModel *m = gpu_model_open(&o);

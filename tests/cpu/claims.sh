@@ -147,6 +147,11 @@ printf 'gemms per step is 155\n' > $tmp/mine_bad.txt
 check $tmp/true.tsv $tmp/rows.tsv --mine $tmp/mine_bad.txt
 ok "--mine: an unreadable line -> exit 1 naming it" "[ $rc = 1 ] && grep -q 'mine_bad.txt line 1 is not' $tmp/out"
 
+# a row under its floor (report_floored marked it IMPOSSIBLE) fails the check, whatever the claims
+{ cat $tmp/rows.tsv; printf 'day09\ttpot_ms_graph\t0.457\t0.192\tms\tIMPOSSIBLE: below its floor (0.457 ms); graph\n'; } > $tmp/imp.tsv
+check $tmp/true.tsv $tmp/imp.tsv
+ok "a time under its floor: exit 1, named, counted as failed" "[ \$rc = 1 ] && grep -q '^✗ day09.tpot_ms_graph = 0.192 ms: a measurement error' $tmp/out && grep -q '^claims=10 ok=10 failed=1 ' $tmp/out"
+
 # the shipped claims
 n=$(grep -cvE "^(#|question$T|\$)" answers/claims.tsv)
 check answers/claims.tsv tests/data/rows_full.tsv

@@ -26,6 +26,13 @@ static void print_two(void) {
     rows_print("busy_eager_b1_d0", NAN, 55, "%", NULL);
     rows_print("gemms_per_step", 155, 155, "count", "a\tb");
 }
+static void floored_two(void) {
+    rows_tag("emulated T4 path on X: timings are that GPU's");
+    report_floored("dayx", "t_ok", 0.5, 1.0, "ms", "fine");
+    printf("exit=%d\n", rows_exit_code());
+    report_floored("dayx", "t_bad", 0.5, 0.2, "ms", "under");
+    printf("exit=%d\n", rows_exit_code());
+}
 /* Runs fn in a child with stdout into a pipe; what it printed lands in buf. */
 static void capture(void (*fn)(void), char *buf, size_t cap) {
     int fd[2];
@@ -119,6 +126,25 @@ int main(void) {
     CHECK(strcmp(out, "tpot_ms=9.877 unit=ms theory=0.4613 note=\"eager b1\"\n"
                       "busy_eager_b1_d0=55 unit=% theory=-\n"
                       "gemms_per_step=155 unit=count theory=155 note=\"a b\"\n") == 0, "rows_print: %s", out);
+
+    /* report_floored: a time at or over its floor is an ordinary row; one under it is
+     * marked IMPOSSIBLE, said in an error line, and turns the exit code to 1; rows_tag
+     * ends every later note with the tag */
+    char out2[2048];
+    capture(floored_two, out2, sizeof out2);
+    CHECK(strstr(out2, "t_ok=1 unit=ms theory=0.5 note=\"fine; emulated T4") && strstr(out2, "exit=0\n") &&
+          strstr(out2, "error: t_bad=0.2 ms is below its floor of 0.5 ms") && strstr(out2, "exit=1\n"),
+          "report_floored's lines: %s", out2);
+    Row *fr;
+    int fn = rows_read(path, &fr);
+    const Row *ok_row = rows_find(fr, fn, NULL, "t_ok", NULL), *bad_row = rows_find(fr, fn, NULL, "t_bad", NULL);
+    CHECK(ok_row && !strncmp(ok_row->note, "fine; emulated T4 path on X: timings", 36), "the tag ends the note: %s",
+          ok_row ? ok_row->note : "(no row)");
+    CHECK(bad_row && !strncmp(bad_row->note, ROW_IMPOSSIBLE ": below its floor (0.5 ms); under", 42) &&
+          strstr(bad_row->note, "; emulated T4 path on X: timings are that GPU's"), "the impossible row's note: %s",
+          bad_row ? bad_row->note : "(no row)");
+    free(fr);
+
 
     /* a day, a key: rows_find picks the day, or says that several days have the key */
     f = fopen(path, "w");

@@ -6,6 +6,7 @@
 # day10 without CUPTI (another profiler attached) still runs and says so.
 # RESULTS_DIR=dir keeps the outputs (rows, traces, PNGs, the two logs) there instead.
 cd "$(dirname "$0")/../.."
+BIN=${BIN:-bin}   # build-t4/bin under make test-gpu-t4
 pass=0 fail=0
 if [ -n "$RESULTS_DIR" ]; then tmp=$RESULTS_DIR; mkdir -p "$tmp" && rm -f "$tmp/rows.tsv"
 else tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT; fi
@@ -19,15 +20,15 @@ row() { awk -F'\t' -v d="$1" -v k="$2" '$1 == d && $2 == k { print $4 }' "$rows"
 has_row() { [ -n "$(row "$1" "$2")" ]; }
 
 for b in day10_profiler day11_gaps; do
-  [ -x bin/$b ] || { echo "bin/$b is not built (make bin/$b)"; echo "days_10_11: 0 passed, 1 failed"; exit 1; }
+  [ -x $BIN/$b ] || { echo "$BIN/$b is not built (make $BIN/$b)"; echo "days_10_11: 0 passed, 1 failed"; exit 1; }
 done
 
-bin/day10_profiler >"$tmp/day10.log" 2>&1; ok $? "day10_profiler exits 0 (log: $(tail -2 "$tmp/day10.log"))"
-bin/day11_gaps >"$tmp/day11.log" 2>&1; ok $? "day11_gaps exits 0 (log: $(tail -2 "$tmp/day11.log"))"
+$BIN/day10_profiler >"$tmp/day10.log" 2>&1; ok $? "day10_profiler exits 0 (log: $(tail -2 "$tmp/day10.log"))"
+$BIN/day11_gaps >"$tmp/day11.log" 2>&1; ok $? "day11_gaps exits 0 (log: $(tail -2 "$tmp/day11.log"))"
 
 # day10: the rows, the 155, the table
 for k in kernels_per_step gemms_per_step nvtx_ops_per_step top1_share top2_share top3_share \
-         gemm_ms_per_step gemm_bw_eff gemm_path_ms_fused profiler_overhead_pct; do
+         gemm_ms_per_step gemm_bw_eff gemm_path_ms_fused profiler_overhead_pct busy; do
   has_row day10 $k; ok $? "day10 row $k"
 done
 [ "$(row day10 gemms_per_step)" = 155 ]; ok $? "eager: 155 GEMM calls per step, got '$(row day10 gemms_per_step)'"
@@ -40,14 +41,26 @@ ok $? "the fused step's GEMVs hold 30-100% of its path ($(row day10 gemm_path_ms
 
 # day11: a row set per configuration, the sweep, the crossover
 cfgs=""
-for m in eager fused graph; do for b in 1 32; do for d in 0 40; do cfgs="$cfgs ${m}_b${b}_d${d}"; done; done; done
+for m in eager graph_eager fused graph; do for b in 1 32; do for d in 0 40; do cfgs="$cfgs ${m}_b${b}_d${d}"; done; done; done
 for c in $cfgs; do
   n=0
-  for k in busy gap_median_us gap_p90_us gaps_per_step host_bound launch_api_us tpot_ms; do
+  for k in busy gpu_ms_per_step gap_median_us gap_p90_us gaps_per_step host_bound launch_api_us tpot_ms busy_traced; do
     has_row day11 ${k}_$c && n=$((n + 1))
   done
-  [ $n = 7 ]; ok $? "day11 rows of $c ($n of 7)"
+  [ $n = 9 ]; ok $? "day11 rows of $c ($n of 9)"
+  b=$(row day11 busy_$c)
+  awk -v b="$b" 'BEGIN { exit !(b > 0 && b <= 100) }'; ok $? "day11 busy_$c = $b% lies in (0, 100]"
 done
+for k in tracer_us_per_launch tracer_pct_full_eager_b1_d0 tracer_pct_kernels_eager_b1_d0; do
+  has_row day11 $k; ok $? "day11 row $k"
+done
+for c in eager_b1_d40 graph_b1_d0; do   # NVML: a row, or one line saying why not
+  has_row day11 nvml_util_$c || grep -q "^nvml_util_$c=not available" "$tmp/day11.log"
+  ok $? "day11 nvml_util_$c: a row or 'not available'"
+done
+b10=$(row day10 busy) b11=$(row day11 busy_eager_b1_d0)
+awk -v a="$b10" -v b="$b11" 'BEGIN { d = a - b; exit !(a != "" && b != "" && d <= 3 && d >= -3) }'
+ok $? "day10's busy ($b10%) and day11's busy_eager_b1_d0 ($b11%) agree within 3 points"
 for d in 0 5 10 20 40; do
   has_row day11 sweep_tpot_ms_d$d && has_row day11 sweep_busy_d$d; ok $? "day11 sweep rows d$d"
 done
@@ -79,7 +92,7 @@ ok $? "busy graph b1 ($gg%) > busy eager b1 ($ge%)"
 skipped=""
 if command -v ncu >/dev/null; then
   mkdir -p "$tmp/nocupti"
-  KIT_RESULTS=$tmp/nocupti ncu --kernel-name 'regex:^no_kernel_is_called_this$' bin/day10_profiler \
+  KIT_RESULTS=$tmp/nocupti ncu --kernel-name 'regex:^no_kernel_is_called_this$' $BIN/day10_profiler \
     >"$tmp/day10_nocupti.log" 2>&1
   ok $? "day10 under ncu exits 0 (log: $(tail -2 "$tmp/day10_nocupti.log"))"
   grep -q '^trace: CUPTI unavailable' "$tmp/day10_nocupti.log"; ok $? "day10 under ncu says CUPTI is unavailable and why"
@@ -88,6 +101,11 @@ if command -v ncu >/dev/null; then
   ok $? "day10 under ncu still times the step (tpot_ms_untraced)"
 else
   skipped=", 1 skipped (no ncu on the PATH: the no-CUPTI path was not run)"
+fi
+
+if [ "$KIT_GPU" = t4 ]; then   # make test-gpu-t4: every row says it is the emulated T4 path
+  n=$(awk -F'\t' 'NR > 1 && $6 !~ /emulated T4 path on .*: timings are that GPU.s/' "$rows" | wc -l)
+  [ "$n" = 0 ]; ok $? "T4 switch: every row's note says it is the emulated T4 path ($n do not)"
 fi
 
 echo "days_10_11: $pass passed, $fail failed$skipped"

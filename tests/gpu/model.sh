@@ -7,6 +7,7 @@
 # SHARED is the folder holding fixtures/ and reference/ (or fixtures itself, with
 # reference/ beside it). Prints "model: N passed, N failed".
 cd "$(dirname "$0")/../.."
+BIN=${BIN:-bin}   # build-t4/bin under make test-gpu-t4
 SHARED=${SHARED:-../shared}
 if [ -d "$SHARED/fixtures" ]; then FIX=$SHARED/fixtures REF=$SHARED/reference
 else FIX=$SHARED REF=$SHARED/../reference; fi
@@ -30,7 +31,7 @@ EOF
 # 1. the tiny fixture
 want=$(field "$FIX/tiny-llama/expected.json" greedy_fp16)
 for mode in eager fused graph graph_eager; do
-  bin/tinyllama --model "$FIX/tiny-llama" --new 16 --mode $mode --dump-logits "$TMP/l.f32" >"$TMP/out" 2>&1
+  $BIN/tinyllama --model "$FIX/tiny-llama" --new 16 --mode $mode --dump-logits "$TMP/l.f32" >"$TMP/out" 2>&1
   got=$(sed -n 's/^tokens=//p' "$TMP/out")
   check 'same "$got" "$want" 16' "tiny $mode: tokens $got, transformers fp16 $want"
   d=$(maxdiff "$TMP/l.f32" "$FIX/tiny-llama/logits.f32")
@@ -39,12 +40,26 @@ for mode in eager fused graph graph_eager; do
   echo "tiny $mode: tokens=$got max_logit_diff=$d"
 done
 
+# 1b. make test-gpu-t4 builds compute_75 PTX alone: the same binaries without the switch (this
+# GPU's own limits, its sm_90 branches compiled out) must take the T4's paths too, by what the
+# kernels were compiled for, and give the same tokens; and no time under its floor (bench).
+if [ "$KIT_GPU" = t4 ]; then
+  for mode in eager fused graph; do
+    KIT_GPU= $BIN/tinyllama --model "$FIX/tiny-llama" --new 16 --mode $mode >"$TMP/out" 2>&1
+    got=$(sed -n 's/^tokens=//p' "$TMP/out")
+    check 'same "$got" "$want" 16' "compute_75 build without the switch, tiny $mode: tokens $got, transformers fp16 $want"
+  done
+  KIT_GPU= KIT_RESULTS=$TMP $BIN/bench --runs 1 --new 8 >"$TMP/bench" 2>&1; rc=$?
+  check '[ $rc = 0 ] && ! grep -q "^error" "$TMP/bench"' "compute_75 build without the switch: bench exits 0 with no time under the floor ($(grep -m1 '^error' "$TMP/bench"))"
+  grep -E '^bench mode=(eager|graph) +batch=1 ' "$TMP/bench"
+fi
+
 # 2. a TinyLlama-shaped model from transformers
 if python3 "$REF/hf_reference.py" --shape tinyllama --out "$TMP/tl" >"$TMP/ref.log" 2>&1; then
   want=$(field "$TMP/tl/expected.json" greedy_fp16)
   first=
   for mode in eager fused graph graph_eager; do
-    bin/tinyllama --model "$TMP/tl" --new 16 --mode $mode >"$TMP/out" 2>&1
+    $BIN/tinyllama --model "$TMP/tl" --new 16 --mode $mode >"$TMP/out" 2>&1
     got=$(sed -n 's/^tokens=//p' "$TMP/out")
     [ -z "$first" ] && first=$got
     check 'same "$got" "$want" 8' "tinyllama $mode: tokens $got, transformers fp16 $want (first 8 must agree)"

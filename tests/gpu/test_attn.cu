@@ -52,7 +52,7 @@ static void check_case(const Case &c, uint64_t seed) {
     CUDA_CHECK(cudaMemset(counter, 0, sizeof(int) * c.T * c.nkv));
     AttnArgs a = {dq, q_stride, c.prompt ? drow : NULL, dpos, dk, dv, dout, qd, c.T, c.nh, c.nkv, c.hd, max_seq,
                   c.prompt ? 1 : ATTN_MAX_SPLITS, part, counter, c.prompt};
-    const int pdl = gpu_cc_major() >= 9;   /* as a decode step launches it: old keys staged before the wait */
+    const int pdl = gpu_sm90_paths();   /* as a decode step launches it: old keys staged before the wait */
     k_attention(0, pdl, -1, &a);
     CUDA_CHECK(cudaDeviceSynchronize());
     CUDA_CHECK(cudaMemcpy(out.data(), dout, out.size() * sizeof(half), cudaMemcpyDeviceToHost));
@@ -112,7 +112,7 @@ static void check_case(const Case &c, uint64_t seed) {
 /* ---- --bench: 22 layers' decode attention back to back, launched as the model launches it ---- */
 static void bench(void) {
     const int nh = 32, nkv = 4, hd = 64, max_seq = 2048, layers = 22, reps = 10 * layers;
-    const int pdl = gpu_cc_major() >= 9, q_stride = (nh + 2 * nkv) * hd;
+    const int pdl = gpu_sm90_paths(), q_stride = (nh + 2 * nkv) * hd;
     const size_t layer = (size_t)32 * nkv * max_seq * hd;
     half *q, *kc, *vc, *out;
     float *part;

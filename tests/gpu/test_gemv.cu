@@ -165,11 +165,11 @@ __global__ void grid_barriers(unsigned *count, unsigned *gen, int n) {
     }
 }
 
-static void boundary_bench(int sms, int cc_major) {
+static void boundary_bench(int sms, int with_pdl) {
     enum { N = 200 };
     cudaStream_t st;
     CUDA_CHECK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
-    for (int pdl = 0; pdl <= (cc_major >= 9); pdl++) {
+    for (int pdl = 0; pdl <= with_pdl; pdl++) {
         cudaGraph_t g;
         cudaGraphExec_t ge;
         CUDA_CHECK(cudaStreamBeginCapture(st, cudaStreamCaptureModeRelaxed));
@@ -199,8 +199,8 @@ static void boundary_bench(int sms, int cc_major) {
 static void bench(void) {
     GpuFacts f;
     gpu_facts(&f);
-    const int pdl = f.cc_major >= 9;
-    boundary_bench(f.sms, f.cc_major);
+    const int pdl = gpu_sm90_paths();
+    boundary_bench(f.sms, pdl);
     struct Op { const char *name; int epi, N, K, norm; } ops[] = {
         {"qkv", EPI_STORE, 2560, 2048, 1}, {"o", EPI_RESIDUAL, 2048, 2048, 0}, {"gate_up", EPI_SILU_MUL, 11264, 2048, 1},
         {"down", EPI_RESIDUAL, 2048, 5632, 0}, {"lm_head", EPI_STORE, 32000, 2048, 1}};
@@ -273,7 +273,7 @@ int main(int argc, char **argv) {
         {"vocab-wide", EPI_STORE, 32000, 2048, 2, 1},
         {"down_proj + residual", EPI_RESIDUAL, 2048, 5632, 32, 0},
     };
-    g_pdl = gpu_cc_major() >= 9;
+    g_pdl = gpu_sm90_paths();
     g_bulk = gemv_has_bulk();
     uint64_t seed = 1;
     for (const Case &c : cases) check_case(c, seed += 10);
