@@ -3,6 +3,7 @@
 #   make test       build every program and run the CPU tests (no GPU needed; what CI runs)
 #   make test-gpu   the GPU tests (needs a GPU)
 #   make test-gpu-t4  the same on the T4's code path (compute_75 PTX, KIT_GPU=t4), on any newer GPU
+#   make fuzz       fuzz the parsers with clang's libFuzzer (FUZZ_SECONDS each, FUZZ_TARGETS)
 #   make dayNN      build and run one day;  make model  downloads the real TinyLlama weights
 # Variables: ARCH=75 (build for one compute capability), PTX_ONLY=1 (carry compute_$(ARCH) PTX
 # alone, for the driver to compile: the T4 test's build), MODEL=dir (weights), SHARED=dir
@@ -100,8 +101,48 @@ $(GPU_TESTS): $(BUILD)/tests/gpu/%: tests/gpu/%.cu tests/check.h tests/gpu/kerne
 $(ASAN_BINS): $(BUILD)/asan/%: tests/asan/%.c $(HOST_SRC) $(HEADERS) | $(BUILD)/asan
 	$(CC) $(CFLAGS) -O1 -fsanitize=address,undefined -fno-omit-frame-pointer -Itests $< $(HOST_SRC) $(HOSTLIBS) -o $@
 
-test: programs $(CPU_TESTS) $(ASAN_BINS)
-	@SHARED=$(SHARED) BUILD=$(BUILD) BIN=$(BIN) tests/run.sh cpu
+# ---- fuzzing: libFuzzer targets in tests/fuzz/, built with clang when it is here ----------
+# make test runs each over its seeds and tests/fuzz/regress/ (tests/cpu/fuzz.sh); make fuzz
+# fuzzes each for FUZZ_SECONDS, FUZZ_JOBS at a time, its corpus kept in $(BUILD)/fuzz/corpus.
+FUZZ_CC      ?= clang
+FUZZ_TARGETS ?= config safetensors st_index tokenizer tokenize rows claims day12
+# (the PyTorch-trace reader's target, issue 24, joins this list: tests/fuzz/torch_trace.c,
+#  its seeds in tests/fuzz/seeds.c)
+FUZZ_SECONDS ?= 60
+FUZZ_JOBS    ?= $(NPROC)
+HAVE_FUZZ    := $(shell f=$$($(FUZZ_CC) -print-file-name=libclang_rt.fuzzer-$$(uname -m).a 2>/dev/null) && [ -f "$$f" ] && echo yes)
+FUZZ_FLAGS := -std=c11 -O1 -g -Wall -Wextra -Wno-unused-parameter -D_GNU_SOURCE -Icommon -Iday12_report -Itests/fuzz -fno-omit-frame-pointer \
+              -fsanitize=address,undefined -fno-sanitize-recover=undefined
+# die() exits: the targets catch exit, and what the call held, through these (tests/fuzz/fuzz.h)
+FUZZ_WRAP  := -Wl,--wrap=exit,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=free,--wrap=fopen,--wrap=fclose,--wrap=mmap,--wrap=munmap
+FUZZ_OBJ   := $(HOST_SRC:common/%.c=$(BUILD)/fuzz/obj/%.o) $(BUILD)/fuzz/obj/day12_report.o $(BUILD)/fuzz/obj/harness.o
+FUZZ_LIB   := $(BUILD)/fuzz/libkit_fuzz.a
+FUZZ_BINS  := $(FUZZ_TARGETS:%=$(BUILD)/fuzz/bin/%)
+FUZZ_SEEDS := $(BUILD)/fuzz/seeds
+FUZZ_CCOBJ  = $(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+
+$(BUILD)/fuzz/obj/%.o: common/%.c $(HEADERS) | $(BUILD)/fuzz/obj deps-check
+	$(FUZZ_CCOBJ)
+$(BUILD)/fuzz/obj/day12_report.o: day12_report/report.c day12_report/report.h $(HEADERS) | $(BUILD)/fuzz/obj
+	$(FUZZ_CCOBJ)
+$(BUILD)/fuzz/obj/harness.o: tests/fuzz/harness.c tests/fuzz/fuzz.h $(HEADERS) | $(BUILD)/fuzz/obj
+	$(FUZZ_CCOBJ)
+$(FUZZ_LIB): $(FUZZ_OBJ)
+	ar rcs $@ $^
+$(FUZZ_BINS): $(BUILD)/fuzz/bin/%: tests/fuzz/%.c tests/fuzz/fuzz.h $(FUZZ_LIB) | $(BUILD)/fuzz/bin
+	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer $< $(FUZZ_LIB) $(FUZZ_WRAP) $(HOSTLIBS) -o $@
+$(FUZZ_SEEDS): tests/fuzz/seeds.c $(HOST_LIB) $(HEADERS) | $(BUILD)/fuzz/bin
+	$(CC) $(CFLAGS) $< $(HOST_LIB) $(HOSTLIBS) -o $@
+$(BUILD)/fuzz/obj $(BUILD)/fuzz/bin:
+	@mkdir -p $@
+fuzz-build: $(if $(HAVE_FUZZ),$(FUZZ_BINS) $(FUZZ_SEEDS))
+fuzz: fuzz-build
+	@$(if $(HAVE_FUZZ),,echo "make fuzz needs clang with libFuzzer ($(FUZZ_CC)): apt-get install clang libclang-rt-dev"; exit 1;)
+	@SHARED=$(SHARED) BUILD=$(BUILD) KIT_FUZZ_SECONDS=$(FUZZ_SECONDS) KIT_FUZZ_JOBS=$(FUZZ_JOBS) \
+	 KIT_FUZZ_TARGETS="$(FUZZ_TARGETS)" tests/cpu/fuzz.sh
+
+test: programs $(CPU_TESTS) $(ASAN_BINS) fuzz-build
+	@SHARED=$(SHARED) BUILD=$(BUILD) BIN=$(BIN) KIT_FUZZ_TARGETS="$(FUZZ_TARGETS)" tests/run.sh cpu
 gpu-programs: programs $(GPU_TESTS)
 test-gpu: gpu-check gpu-programs
 	@SHARED=$(SHARED) BUILD=$(BUILD) BIN=$(BIN) tests/run.sh gpu
@@ -171,5 +212,5 @@ clean:
 	rm -rf build build-t4 bin
 
 .PHONY: all programs gpu-programs test test-gpu test-gpu-t4 dist deps deps-check gpu-check model clean bench check-answers \
-        reference report $(DAYS) day12
+        reference report $(DAYS) day12 fuzz fuzz-build
 .DEFAULT_GOAL := all

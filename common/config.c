@@ -7,34 +7,56 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A field that must be a positive integer; example is what TinyLlama has. */
-static int get_int(const cJSON *j, const char *path, const char *field, int example) {
+/* What the kit runs. Every size has a bound, generous (Llama-3-70B's shapes are inside all of
+ * them: vocab 128256, hidden 8192, FFN 28672, 80 layers, 64 heads, 131072 positions), so that
+ * nothing the kit computes from them can overflow: parameter, byte and cache sizes (64-bit),
+ * tensor counts and per-row lengths (int). A larger value is refused here, naming the field. */
+enum {
+    MAX_VOCAB = 1 << 24,        /* the tokenizer's largest id (tokenizer.c) */
+    MAX_DIM = 1 << 16,          /* hidden_size */
+    MAX_FFN = 1 << 18,          /* intermediate_size */
+    MAX_LAYERS = 1 << 10,
+    MAX_HEADS = 1 << 10,        /* query heads; key/value heads divide them */
+    MAX_HEAD_DIM = 1 << 10,
+    MAX_POSITIONS = 1 << 20,    /* max_position_embeddings */
+};
+#define MAX_EPS 1.0             /* rms_norm_eps in (0, 1] */
+#define MAX_THETA 1e12          /* rope_theta in (0, 1e12] */
+
+/* An integer field in [lo, hi]; example is what TinyLlama has. */
+static int get_int(const cJSON *j, const char *path, const char *field, int lo, int hi, int example) {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, field);
     if (!v || cJSON_IsNull(v))
-        die("%s: field '%s' is missing (a positive integer, e.g. %d)", path, field, example);
+        die("%s: field '%s' is missing (an integer in %d..%d, e.g. %d)", path, field, lo, hi, example);
     double d = cJSON_IsNumber(v) ? v->valuedouble : NAN;
-    if (!(d >= 1 && d <= 2147483647.0 && d == floor(d)))
-        die("%s: field '%s' must be a positive integer (e.g. %d)", path, field, example);
+    if (!(d >= lo && d <= hi && d == floor(d)))
+        die("%s: field '%s' must be an integer in %d..%d, the sizes this kit runs (e.g. %d)", path, field, lo, hi,
+            example);
     return (int)d;
 }
 
-/* A token id: an integer >= 0, or a list of them (the first counts); def when absent. */
-static int get_token_id(const cJSON *j, const char *path, const char *field, int def) {
+/* A token id below vocab, or a list of them (the first counts); def when absent. */
+static int get_token_id(const cJSON *j, const char *path, const char *field, int vocab, int def) {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, field);
     if (!v || cJSON_IsNull(v)) return def;
     if (cJSON_IsArray(v)) v = cJSON_GetArrayItem(v, 0);
     double d = v && cJSON_IsNumber(v) ? v->valuedouble : NAN;
-    if (!(d >= 0 && d <= 2147483647.0 && d == floor(d)))
-        die("%s: field '%s' must be a token id, an integer >= 0 (e.g. %d)", path, field, def);
+    if (!(d >= 0 && d < vocab && d == floor(d)))
+        die("%s: field '%s' must be a token id, an integer in 0..%d (vocab_size %d; e.g. %d)", path, field, vocab - 1,
+            vocab, def);
     return (int)d;
 }
 
-static float get_positive(const cJSON *v, const char *path, const char *field, const char *example) {
+/* A number in (0, hi], read as a float: checked again after the narrowing, which can turn a
+ * tiny double into 0. */
+static float get_positive(const cJSON *v, const char *path, const char *field, double hi, const char *example) {
     if (!v || cJSON_IsNull(v))
         die("%s: field '%s' is missing (a positive number, e.g. %s)", path, field, example);
-    if (!cJSON_IsNumber(v) || !(v->valuedouble > 0) || !isfinite(v->valuedouble))
-        die("%s: field '%s' must be a positive number (e.g. %s)", path, field, example);
-    return (float)v->valuedouble;
+    float f = cJSON_IsNumber(v) && v->valuedouble > 0 && v->valuedouble <= hi ? (float)v->valuedouble : 0;
+    if (!(f > 0) || !isfinite(f))
+        die("%s: field '%s' must be a number in (0, %g] that a float holds above 0 (e.g. %s)", path, field, hi,
+            example);
+    return f;
 }
 
 /* A string field that, when present, must equal want. */
@@ -60,24 +82,25 @@ void config_load(Config *c, const char *path) {
     memset(c, 0, sizeof *c);
     expect_string(j, path, "model_type", "llama");
     expect_string(j, path, "hidden_act", "silu");
-    c->vocab = get_int(j, path, "vocab_size", 32000);
-    c->dim = get_int(j, path, "hidden_size", 2048);
-    c->hidden = get_int(j, path, "intermediate_size", 5632);
-    c->n_layers = get_int(j, path, "num_hidden_layers", 22);
-    c->n_heads = get_int(j, path, "num_attention_heads", 32);
-    c->n_kv_heads = get_int(j, path, "num_key_value_heads", 4);
-    c->max_seq = get_int(j, path, "max_position_embeddings", 2048);
+    c->vocab = get_int(j, path, "vocab_size", 4, MAX_VOCAB, 32000);   /* ids 0-2 special, one more to prompt with */
+    c->dim = get_int(j, path, "hidden_size", 1, MAX_DIM, 2048);
+    c->hidden = get_int(j, path, "intermediate_size", 1, MAX_FFN, 5632);
+    c->n_layers = get_int(j, path, "num_hidden_layers", 1, MAX_LAYERS, 22);
+    c->n_heads = get_int(j, path, "num_attention_heads", 1, MAX_HEADS, 32);
+    c->n_kv_heads = get_int(j, path, "num_key_value_heads", 1, MAX_HEADS, 4);
+    c->max_seq = get_int(j, path, "max_position_embeddings", 1, MAX_POSITIONS, 2048);
     if (c->n_heads % c->n_kv_heads)
         die("%s: num_attention_heads (%d) must be a multiple of num_key_value_heads (%d)",
             path, c->n_heads, c->n_kv_heads);
     const cJSON *hd = cJSON_GetObjectItemCaseSensitive(j, "head_dim");
-    if (hd && !cJSON_IsNull(hd)) c->head_dim = get_int(j, path, "head_dim", 64);
+    if (hd && !cJSON_IsNull(hd)) c->head_dim = get_int(j, path, "head_dim", 1, MAX_HEAD_DIM, 64);
     else if (c->dim % c->n_heads)
         die("%s: hidden_size (%d) must be a multiple of num_attention_heads (%d) when field 'head_dim' is absent",
             path, c->dim, c->n_heads);
     else c->head_dim = c->dim / c->n_heads;
     if (c->head_dim % 2) die("%s: the head size (%d) must be even for rotary embeddings", path, c->head_dim);
-    c->norm_eps = get_positive(cJSON_GetObjectItemCaseSensitive(j, "rms_norm_eps"), path, "rms_norm_eps", "1e-05");
+    c->norm_eps = get_positive(cJSON_GetObjectItemCaseSensitive(j, "rms_norm_eps"), path, "rms_norm_eps", MAX_EPS,
+                               "1e-05");
 
     /* RoPE: old form has rope_theta at the top (and rope_scaling), new form rope_parameters. */
     const cJSON *rs = cJSON_GetObjectItemCaseSensitive(j, "rope_scaling");
@@ -89,14 +112,14 @@ void config_load(Config *c, const char *path) {
         if (rt && !(cJSON_IsString(rt) && !strcmp(rt->valuestring, "default")))
             die("%s: field 'rope_parameters.rope_type' is not \"default\"; this kit supports only plain RoPE", path);
         c->rope_theta = get_positive(cJSON_GetObjectItemCaseSensitive(rp, "rope_theta"), path,
-                                     "rope_parameters.rope_theta", "10000.0");
+                                     "rope_parameters.rope_theta", MAX_THETA, "10000.0");
     } else {
         c->rope_theta = get_positive(cJSON_GetObjectItemCaseSensitive(j, "rope_theta"), path,
-                                     "rope_theta", "10000.0");
+                                     "rope_theta", MAX_THETA, "10000.0");
     }
 
-    c->bos_id = get_token_id(j, path, "bos_token_id", 1);
-    c->eos_id = get_token_id(j, path, "eos_token_id", 2);
+    c->bos_id = get_token_id(j, path, "bos_token_id", c->vocab, 1);
+    c->eos_id = get_token_id(j, path, "eos_token_id", c->vocab, 2);
     const cJSON *tie = cJSON_GetObjectItemCaseSensitive(j, "tie_word_embeddings");
     if (tie && !cJSON_IsNull(tie) && !cJSON_IsBool(tie))
         die("%s: field 'tie_word_embeddings' must be true or false", path);

@@ -379,8 +379,8 @@ GpuModel *gpu_model_open(const GpuModelOpts *o) {
         die("config: hidden_size %d and intermediate_size %d must be multiples of 8 and head_dim %d of 16 for "
             "the fp16 kernels", c->dim, c->hidden, c->head_dim);
     m->tok_cap = m->max_batch > PREFILL_CHUNK ? m->max_batch : PREFILL_CHUNK;
+    gpu_start();                               /* first: no GPU is one sentence, not a failed CUDA call */
     m->sms = gpu_sm_count();
-    gpu_start();
     m->pdl = gpu_sm90_paths() && !getenv("KIT_NO_PDL");
     const int qd = c->n_heads * c->head_dim, kvd = c->n_kv_heads * c->head_dim, H = c->hidden, T = m->tok_cap;
     const long long qkvd = qd + 2 * kvd;

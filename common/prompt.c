@@ -16,7 +16,7 @@ void prompt_ids(const char *model_dir, const Config *c, int n, int *ids) {
     snprintf(path, sizeof path, "%s/tokenizer.json", model_dir ? model_dir : "");
     if (n <= 0) return;
     ids[0] = c->bos_id;
-    if (model_dir && file_exists(path)) {
+    if (model_dir && path_exists(path)) {
         Tokenizer *t = tok_load(path);
         int text[256];
         int k = tok_encode(t, TEXT, 0, text, 256);

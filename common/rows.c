@@ -152,40 +152,43 @@ void report_floored(const char *day, const char *key, double floor, double measu
     fflush(stdout);
 }
 
-/* Copies the next tab-separated field of *s into dst (truncated to cap) and advances. */
+/* Copies the next tab-separated field of *s into dst and advances; 0 when there is none or
+ * it does not fit. */
 static int field(char **s, char *dst, size_t cap) {
     if (!*s) return 0;
     char *tab = strchr(*s, '\t');
     size_t n = tab ? (size_t)(tab - *s) : strlen(*s);
+    if (n >= cap) return 0;
     snprintf(dst, cap, "%.*s", (int)n, *s);
     *s = tab ? tab + 1 : NULL;
     return 1;
 }
 
+/* "-" is NAN (none); a number, inf included (a day may measure one: day12 and the checker
+ * mark it invalid); "nan" is not a value, "-" says none. */
 static int number(const char *s, double *v) {
     if (strcmp(s, "-") == 0) { *v = NAN; return 1; }
     char *end;
     *v = strtod(s, &end);
-    return end != s && *end == 0;
+    return end != s && *end == 0 && !isnan(*v);
 }
 
 int rows_read(const char *path, Row **rows) {
     *rows = NULL;
-    FILE *f = fopen(path, "r");
+    FILE *f = open_regular(path);
     if (!f) return 0;
     int n = 0, cap = 0, lineno = 0;
     char line[2048];
-    while (fgets(line, sizeof line, f)) {
-        lineno++;
-        line[strcspn(line, "\r\n")] = 0;
+    while (read_line(f, line, sizeof line, path, &lineno)) {
         if (!*line || strncmp(line, "day\t", 4) == 0) continue;
         Row r = {0};
         char th[64], me[64], *s = line;
         if (!(field(&s, r.day, sizeof r.day) && field(&s, r.key, sizeof r.key) &&
               field(&s, th, sizeof th) && field(&s, me, sizeof me) &&
               field(&s, r.unit, sizeof r.unit) && field(&s, r.note, sizeof r.note)) ||
-            !number(th, &r.theory) || !number(me, &r.measured))
-            die("%s line %d is not 'day key theory measured unit note' (tab-separated); "
+            !*r.day || !*r.key || !number(th, &r.theory) || !number(me, &r.measured))
+            die("%s line %d is not 'day key theory measured unit note' (tab-separated; numbers or -; "
+                "a day of 1 to 15 characters, a key of 1 to 63, a unit of 15 at most, a note of 255); "
                 "delete the file and rerun the days", path, lineno);
         if (n == cap) {
             cap = cap ? 2 * cap : 64;
@@ -199,8 +202,14 @@ int rows_read(const char *path, Row **rows) {
     return n;
 }
 
-const Row *rows_find(const Row *rows, int n, const char *key) {
+const Row *rows_find(const Row *rows, int n, const char *day, const char *key, int *ambiguous) {
+    const Row *hit = NULL;
+    int count = 0;
     for (int i = 0; i < n; i++)
-        if (strcmp(rows[i].key, key) == 0) return &rows[i];
-    return NULL;
+        if (strcmp(rows[i].key, key) == 0 && (!day || !*day || strcmp(rows[i].day, day) == 0)) {
+            if (!hit) hit = &rows[i];
+            count++;
+        }
+    if (ambiguous) *ambiguous = count > 1;
+    return hit;
 }

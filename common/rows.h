@@ -31,10 +31,15 @@ int rows_exit_code(void);
 /* A tag added to every row's note from now on (KIT_GPU=t4: "emulated T4 path on ..."). */
 void rows_tag(const char *tag);
 
-/* Reading back (day12, the answer checker). */
+/* Reading back (day12, the answer checker). Non-finite values other than "-" (NAN, none)
+ * are kept: a reader shows them as invalid. */
 typedef struct { char day[16], key[64], unit[16], note[256]; double theory, measured; } Row;
-int rows_read(const char *path, Row **rows);      /* returns count (0 if no file) */
-const Row *rows_find(const Row *rows, int n, const char *key);
+/* Returns the count (0 if there is no file); dies naming the file and line when it is not
+ * rows.tsv (a folder, a line that is not six fields, "nan" for a number). */
+int rows_read(const char *path, Row **rows);
+/* The first row with this key and day (day NULL or "": any day), or NULL; *ambiguous (when
+ * not NULL) says whether several rows matched. */
+const Row *rows_find(const Row *rows, int n, const char *day, const char *key, int *ambiguous);
 
 #ifdef __cplusplus
 }

@@ -28,7 +28,6 @@ static void add_tensor(SafeTensors *st, int *cap, const cJSON *e, const char *pa
     const char *name = e->string;
     if (strlen(name) >= sizeof st->t[0].name)
         die("%s: tensor name '%.60s...' is longer than %zu characters", path, name, sizeof st->t[0].name - 1);
-    if (st_find(st, name)) die("%s: tensor '%s' appears twice", path, name);
     if (!cJSON_IsObject(e)) die("%s: tensor '%s': header entry is not a JSON object", path, name);
 
     const cJSON *dt = cJSON_GetObjectItemCaseSensitive(e, "dtype");
@@ -77,9 +76,28 @@ static void add_tensor(SafeTensors *st, int *cap, const cJSON *e, const char *pa
     t->file = path;
 }
 
+/* By start, then end, then name: a tensor of no bytes at another's start sorts first and
+ * overlaps nothing, whatever the header's order. */
 static int by_data(const void *a, const void *b) {
     const StTensor *x = *(StTensor *const *)a, *y = *(StTensor *const *)b;
-    return x->data < y->data ? -1 : x->data > y->data;
+    if (x->data != y->data) return x->data < y->data ? -1 : 1;
+    if (x->nbytes != y->nbytes) return x->nbytes < y->nbytes ? -1 : 1;
+    return strcmp(x->name, y->name);
+}
+static int by_name(const void *a, const void *b) {
+    return strcmp(((const StTensor *)a)->name, ((const StTensor *)b)->name);
+}
+
+/* Sorts every tensor by name, once per file read: st_find searches, and a name seen twice (in
+ * one file or two) is an error. */
+static void sort_names(SafeTensors *st) {
+    if (st->n > 1) qsort(st->t, st->n, sizeof *st->t, by_name);   /* (st->t is NULL when there are none) */
+    for (int i = 1; i < st->n; i++) {
+        const StTensor *a = &st->t[i - 1], *b = &st->t[i];
+        if (strcmp(a->name, b->name)) continue;
+        if (a->file == b->file) die("%s: tensor '%s' appears twice", a->file, a->name);
+        die("%s and %s: tensor '%s' is in both; each tensor belongs to one shard", a->file, b->file, a->name);
+    }
 }
 
 /* Maps one file and appends its tensors to st. */
@@ -88,12 +106,18 @@ static void open_file(SafeTensors *st, int *cap, const char *path) {
     int k = st->nfiles;
     snprintf(st->paths[k], sizeof st->paths[k], "%s", path);
     path = st->paths[k];
-    int fd = open(path, O_RDONLY);
+    int fd = open(path, O_RDONLY | O_NONBLOCK);   /* a FIFO must not wait for a writer */
     if (fd < 0) die("%s: cannot open the weights file; run make model (or tools/get_model.sh DIR)", path);
     struct stat s;
-    if (fstat(fd, &s) != 0 || !S_ISREG(s.st_mode)) die("%s: not a regular file", path);
+    if (fstat(fd, &s) != 0 || !S_ISREG(s.st_mode)) {
+        close(fd);
+        die("%s: not a regular file; the weights must be a file", path);
+    }
     size_t size = (size_t)s.st_size;
-    if (size < 8) die("%s: only %zu bytes, too short for a safetensors file (truncated download?)", path, size);
+    if (size < 8) {
+        close(fd);
+        die("%s: only %zu bytes, too short for a safetensors file (truncated download?)", path, size);
+    }
     unsigned char *map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
     close(fd);
     if (map == MAP_FAILED) die("%s: cannot map the file into memory", path);
@@ -124,6 +148,7 @@ static void open_file(SafeTensors *st, int *cap, const char *path) {
         if ((const char *)order[i]->data < (const char *)order[i - 1]->data + order[i - 1]->nbytes)
             die("%s: tensors '%s' and '%s' overlap in the data area", path, order[i - 1]->name, order[i]->name);
     free(order);
+    sort_names(st);
 }
 
 /* model.safetensors.index.json: {"weight_map": {"tensor name": "shard file name", ...}} */
@@ -132,6 +157,7 @@ static void open_index(SafeTensors *st, int *cap, const char *dir, const char *i
     char *text = read_file(index, &len);
     if (!text) die("%s: cannot read the shard index", index);
     cJSON *j = cJSON_ParseWithLength(text, len);
+    if (!j) die("%s: not valid JSON; download it again", index);
     const cJSON *map = cJSON_GetObjectItemCaseSensitive(j, "weight_map");
     if (!cJSON_IsObject(map)) die("%s: field 'weight_map' is missing or not an object", index);
     for (const cJSON *e = map->child; e; e = e->next) {
@@ -156,17 +182,18 @@ void st_open(SafeTensors *st, const char *model_dir) {
     char single[512], index[512];
     snprintf(single, sizeof single, "%s/model.safetensors", model_dir);
     snprintf(index, sizeof index, "%s/model.safetensors.index.json", model_dir);
-    if (file_exists(single)) open_file(st, &cap, single);
-    else if (file_exists(index)) open_index(st, &cap, model_dir, index);
+    if (path_exists(single)) open_file(st, &cap, single);
+    else if (path_exists(index)) open_index(st, &cap, model_dir, index);
     else die("%s: no model.safetensors (nor model.safetensors.index.json); run make model "
              "(or tools/get_model.sh %s)", model_dir, model_dir);
     for (int i = 0; i < st->n; i++) st->total_bytes += st->t[i].nbytes;
 }
 
 const StTensor *st_find(const SafeTensors *st, const char *name) {
-    for (int i = 0; i < st->n; i++)
-        if (!strcmp(st->t[i].name, name)) return &st->t[i];
-    return NULL;
+    StTensor key;
+    if (strlen(name) >= sizeof key.name) return NULL;   /* longer than any name add_tensor keeps */
+    snprintf(key.name, sizeof key.name, "%s", name);
+    return st->n ? bsearch(&key, st->t, st->n, sizeof *st->t, by_name) : NULL;
 }
 
 void st_close(SafeTensors *st) {

@@ -24,7 +24,7 @@ typedef struct {
 
 typedef struct {
     int n;
-    StTensor *t;
+    StTensor *t;                          /* sorted by name */
     int nfiles;
     void *maps[16];
     size_t sizes[16];

@@ -30,8 +30,17 @@ void *xcalloc(size_t n, size_t size) {
     return p;
 }
 
+FILE *open_regular(const char *path) {
+    struct stat s;
+    if (stat(path, &s) != 0) return NULL;
+    if (!S_ISREG(s.st_mode))
+        die("%s is %s, not a file; give the path of the file itself", path,
+            S_ISDIR(s.st_mode) ? "a folder" : S_ISFIFO(s.st_mode) ? "a FIFO (named pipe)" : "a device or socket");
+    return fopen(path, "rb");
+}
+
 char *read_file(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
+    FILE *f = open_regular(path);
     if (!f) return NULL;
     size_t cap = 1 << 16, n = 0;
     char *buf = xmalloc(cap + 1);
@@ -49,6 +58,28 @@ char *read_file(const char *path, size_t *len) {
     buf[n] = 0;
     if (len) *len = n;
     return buf;
+}
+
+int read_line(FILE *f, char *buf, int cap, const char *path, int *lineno) {
+    int c, n = 0;
+    while ((c = getc(f)) != EOF && c != '\n') {
+        if (c == '\r') {                     /* "\r\n" ends a line too */
+            if ((c = getc(f)) == '\n') break;
+            ungetc(c, f);
+            c = '\r';
+        }
+        if (n == cap - 1) die("%s line %d is longer than %d characters; shorten it", path, *lineno + 1, cap - 1);
+        buf[n++] = (char)c;
+    }
+    if (c == EOF && n == 0) return 0;
+    buf[n] = 0;
+    ++*lineno;
+    return 1;
+}
+
+int path_exists(const char *path) {
+    struct stat s;
+    return stat(path, &s) == 0;
 }
 
 int file_exists(const char *path) {

@@ -4,6 +4,7 @@
 #define KIT_UTIL_H
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -11,8 +12,16 @@ extern "C" {
 void die(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
 void *xmalloc(size_t n);                 /* dies when out of memory */
 void *xcalloc(size_t n, size_t size);
+/* fopen(path, "rb") of a regular file: NULL when it cannot be opened (missing, no permission);
+ * dies naming it when it is a folder, a FIFO or a device, which would read as empty or wait. */
+FILE *open_regular(const char *path);
 char *read_file(const char *path, size_t *len);   /* NUL-terminated; NULL if unreadable */
-int file_exists(const char *path);
+/* Reads the next line of f (path: for the message) into buf without its "\n" or "\r\n" and
+ * counts it in *lineno; 0 at the end. A line longer than cap - 1 characters is an error
+ * naming the file and the line, never split in two. */
+int read_line(FILE *f, char *buf, int cap, const char *path, int *lineno);
+int file_exists(const char *path);       /* a regular file is there */
+int path_exists(const char *path);       /* anything is there: a file, a folder, a FIFO ... */
 double now_ms(void);                     /* CLOCK_MONOTONIC, milliseconds */
 uint64_t now_ns(void);
 /* half <-> float on the host (IEEE fp16 and bfloat16), round to nearest even */

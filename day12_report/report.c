@@ -19,7 +19,9 @@
  *                  PyTorch run), results/gaps_<cfg>.tsv, results/timeline_*.png
  * Writes:          results/REPORT.md and its PNG charts  ($KIT_RESULTS moves "results")
  * Expect:          one line per file written; a day that has not run shows up in the
- *                  report as "not run (make dayNN)", never as a blank or a zero.
+ *                  report as "not run (make dayNN)", never as a blank or a zero, and a
+ *                  measurement that is not a finite number as "invalid (inf)", never banded.
+ * (main.c calls report_write; the fuzz target tests/fuzz/day12.c calls it too.)
  *
  * Quiz: the report is where all five acceptance questions meet; answers/README.md cites
  * its rows, and `make check-answers` checks the claims behind them. */
@@ -30,6 +32,7 @@
 #include <string.h>
 #include "chart.h"
 #include "parts.h"
+#include "report.h"
 #include "rows.h"
 #include "util.h"
 
@@ -38,13 +41,14 @@ static int nrows;
 static FILE *out;
 static char dir[4096];          /* where REPORT.md and the PNGs go */
 
-/* A row that was measured, or NULL; its value, or NAN. */
+/* A row that was measured, as a finite number, or NULL; its value, or NAN. A row measured
+ * inf is in the table as invalid, and nowhere else. */
 static const Row *got(const char *key) {
-    const Row *r = rows_find(rows, nrows, key);
-    return r && !isnan(r->measured) ? r : NULL;
+    const Row *r = rows_find(rows, nrows, NULL, key, NULL);
+    return r && isfinite(r->measured) ? r : NULL;
 }
 static double M(const char *key) { const Row *r = got(key); return r ? r->measured : NAN; }
-static double T(const char *key) { const Row *r = rows_find(rows, nrows, key); return r ? r->theory : NAN; }
+static double T(const char *key) { const Row *r = rows_find(rows, nrows, NULL, key, NULL); return r ? r->theory : NAN; }
 /* The emulated dispatcher's cost per launch the days ran with (day09, day11: --dispatch-us),
  * and a key with it filled in: D("busy_eager_b1_d%.0f") -> "busy_eager_b1_d40". */
 static double dispatch_us(void) { return got("dispatch_us") ? M("dispatch_us") : 40; }
@@ -78,6 +82,14 @@ static const char *with_unit(double v, const char *unit) {
     else snprintf(b, 48, "%s %s", num(v), !strcmp(unit, "us") ? "µs" : unit);
     return b;
 }
+/* A value that is not a finite number, shown as what it is: "invalid (inf)". */
+static const char *invalid(double v) {
+    static char buf[4][32];
+    static int i;
+    char *b = buf[i++ & 3];
+    snprintf(b, 32, "invalid (%s)", v > 0 ? "inf" : "-inf");
+    return b;
+}
 /* Where a value sits against the lesson's band [lo, hi]. */
 static const char *band(double v, double lo, double hi) {
     return v < lo ? "below" : v > hi ? "above" : "inside";
@@ -98,12 +110,14 @@ static void add(char *cell, const char *fmt, ...) {
 
 /* "4.15× the floor", when the row has a floor. */
 static void over_floor(const Row *r, Cell *c, const char *floor) {
-    if (r->theory > 0) add(c->why, "%s× %s", num(r->measured / r->theory), floor);
+    if (r->theory > 0 && isfinite(r->theory)) add(c->why, "%s× %s", num(r->measured / r->theory), floor);
 }
 
 static void why_gpu(const Row *r, Cell *c) {
-    snprintf(c->measured, sizeof c->measured, "%s (cc %d.%d)", r->note, (int)r->measured / 10,
-             (int)r->measured % 10);
+    if (r->measured >= 10 && r->measured < 1000 && r->measured == floor(r->measured))   /* cc 7.5 is 75 */
+        snprintf(c->measured, sizeof c->measured, "%s (cc %d.%d)", r->note, (int)r->measured / 10,
+                 (int)r->measured % 10);
+    else snprintf(c->measured, sizeof c->measured, "%s (invalid compute capability %s)", r->note, num(r->measured));
     double bw = T("weight_gb") / T("tpot_ms") * 1000, peak = T("matmul_synced_tflops");
     double ridge = T("prefill_intensity_200");
     c->theory[0] = 0;
@@ -159,7 +173,7 @@ static void why_ratio(const Row *r, Cell *c) {
         {INFINITY, "> 6", "overhead dominates: the GPU mostly waits for the CPU"},
     };
     int i = 0;
-    while (r->measured >= bands[i].hi) i++;
+    while (i < 4 && r->measured >= bands[i].hi) i++;   /* the last band has no end */
     add(c->why, "ratio %s: in the lesson's %s band: %s", num(r->measured), bands[i].range, bands[i].means);
     add(c->why, "%s the 2–4 expected of HF eager", band(r->measured, 2, 4));
     if (got("dispatch_cost_ms"))      /* the host's cost is the same on any GPU; the floor is not */
@@ -235,7 +249,8 @@ static void why_busy1(const Row *r, Cell *c) {
 static void why_busy32(const Row *r, Cell *c) {
     const char *b1 = D("busy_eager_b1_d%.0f");
     if (!got(b1)) return;
-    add(c->why, "%+.1f points over batch 1 (%s%% → %s%%)", r->measured - M(b1), num(M(b1)), num(r->measured));
+    double d = r->measured - M(b1);
+    add(c->why, "%s%s points over batch 1 (%s%% → %s%%)", d >= 0 ? "+" : "", num(d), num(M(b1)), num(r->measured));
     if (got(D("tpot_ms_eager_b1_d%.0f")) && got(D("tpot_ms_eager_b32_d%.0f")))
         add(c->why, "TPOT %s → %s ms: the same launches carry 32× the tokens",
             num(M(D("tpot_ms_eager_b1_d%.0f"))), num(M(D("tpot_ms_eager_b32_d%.0f"))));
@@ -308,14 +323,18 @@ static int write_table(void) {
                  "|---|---|---|---|---|\n");
     for (int i = 0; i < N_ITEMS; i++) {
         const Item *it = &items[i];
-        const Row *r = got(D(it->key));
+        const Row *r = rows_find(rows, nrows, NULL, D(it->key), NULL);
         Cell c = {"—", "", ""};
-        if (!r) {
+        if (!r || isnan(r->measured)) {
             snprintf(c.measured, sizeof c.measured, "not run (make %s)", it->day);
             snprintf(c.why, sizeof c.why, "—");
             missing++;
+        } else if (!isfinite(r->measured)) {
+            snprintf(c.measured, sizeof c.measured, "%s", invalid(r->measured));
+            snprintf(c.why, sizeof c.why, "a measurement that is not a finite number: rerun make %s", it->day);
         } else {
-            if (!isnan(r->theory)) snprintf(c.theory, sizeof c.theory, "%s", with_unit(r->theory, r->unit));
+            if (isinf(r->theory)) snprintf(c.theory, sizeof c.theory, "%s", invalid(r->theory));
+            else if (!isnan(r->theory)) snprintf(c.theory, sizeof c.theory, "%s", with_unit(r->theory, r->unit));
             snprintf(c.measured, sizeof c.measured, "%s", with_unit(r->measured, r->unit));
             it->why(r, &c);
             if (!c.why[0]) snprintf(c.why, sizeof c.why, "—");
@@ -516,10 +535,14 @@ static void chart_parts(void) {
 }
 
 /* ---- the profiling loop as an experiment log -------------------------------------------- */
-static const char *cell(double v, const char *unit, const char *day) {
+/* A value with its unit; when it is not a finite number, "invalid (inf)" if the row it comes
+ * from (key) was measured so, else "not run (make dayNN)". */
+static const char *cell(double v, const char *key, const char *unit, const char *day) {
     static char buf[4][32];
     static int i;
-    if (!isnan(v)) return with_unit(v, unit);
+    if (isfinite(v)) return with_unit(v, unit);
+    const Row *r = rows_find(rows, nrows, NULL, key, NULL);
+    if (r && isinf(r->measured)) return invalid(r->measured);
     char *b = buf[i++ & 3];
     snprintf(b, 32, "not run (make %s)", day);
     return b;
@@ -528,22 +551,23 @@ static const char *cell(double v, const char *unit, const char *day) {
 /* One rung of the loop: TPOT from day09 (the one protocol, with the emulated dispatcher),
  * ratio and MBU against the floor, the busy ratio from day11. */
 static void log_step(int step, const char *mode, const char *hypothesis, const char *change, double prev_tpot) {
-    char k[48];
+    char k[48], kb[48];
     snprintf(k, sizeof k, "tpot_ms_%s_d%.0f", mode, dispatch_us());
     const double tpot = M(k), floor_ms = T(k), ratio = tpot / floor_ms, mbu = 100 / ratio;
-    snprintf(k, sizeof k, "busy_%s_b1_d%.0f", mode, dispatch_us());
-    const double busy = M(k);
+    snprintf(kb, sizeof kb, "busy_%s_b1_d%.0f", mode, dispatch_us());
+    const double busy = M(kb);
     char result[640] = "";
-    if (isnan(tpot)) snprintf(result, sizeof result, "not run (make day09)");
+    double change_pct = 100 * (tpot / prev_tpot - 1);
+    if (isnan(tpot)) snprintf(result, sizeof result, "%s", cell(tpot, k, "ms", "day09"));
     else {
-        if (!isnan(prev_tpot)) add(result, "TPOT %+.0f%%", 100 * (tpot / prev_tpot - 1));
+        if (isfinite(change_pct)) add(result, "TPOT %s%s%%", change_pct >= 0 ? "+" : "", num(change_pct));
         if (!isnan(busy) && busy < 80) add(result, "still overhead: the GPU idles %s%% of the step", num(100 - busy));
         else if (!isnan(ratio) && ratio < 1.5) add(result, "now memory-bound: at the floor");
         else if (!isnan(busy)) add(result, "GPU busy; the kernels are slower than the floor: next, their bytes and "
                                            "efficiency");
     }
-    fprintf(out, "| %d | %s | %s | %s | %s | %s | %s | %s |\n", step, hypothesis, change, cell(tpot, "ms", "day09"),
-            cell(ratio, "x", "day09"), cell(mbu, "%", "day09"), cell(busy, "%", "day11"), result[0] ? result : "—");
+    fprintf(out, "| %d | %s | %s | %s | %s | %s | %s | %s |\n", step, hypothesis, change, cell(tpot, k, "ms", "day09"),
+            cell(ratio, k, "x", "day09"), cell(mbu, k, "%", "day09"), cell(busy, kb, "%", "day11"), result[0] ? result : "—");
 }
 
 static void experiment_log(void) {
@@ -637,8 +661,8 @@ static void your_pytorch_run(void) {
 }
 
 /* ---- the page ----------------------------------------------------------------------------- */
-int main(void) {
-    snprintf(dir, sizeof dir, "%s", results_dir());
+void report_write(const char *results) {
+    snprintf(dir, sizeof dir, "%s", results);
     char rows_path[4200], report_path[4200];
     snprintf(rows_path, sizeof rows_path, "%s/rows.tsv", dir);
     snprintf(report_path, sizeof report_path, "%s/REPORT.md", dir);
@@ -681,5 +705,5 @@ int main(void) {
     fclose(out);
     printf("report=%s items=%d not_run=%d rows=%d\n", report_path, N_ITEMS, missing, nrows);
     free(rows);
-    return 0;
+    rows = NULL, nrows = 0;
 }

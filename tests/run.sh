@@ -2,15 +2,19 @@
 # Runs every test of one suite (cpu or gpu) and adds up their "N passed, N failed" lines.
 #   tests/run.sh cpu   the compiled tests in build/tests/cpu and the scripts tests/cpu/*.sh
 #   tests/run.sh gpu   the same for gpu
-# A test that exits non-zero without printing a count is one failure. Logs: $BUILD/tests/SUITE/*.log
+# A test that exits non-zero without printing a count is one failure; so is one that cannot be
+# run (no execute bit). Logs: $BUILD/tests/SUITE/*.log
 suite=${1:?cpu or gpu}
 cd "$(dirname "$0")/.."
 export SHARED=${SHARED:-../shared}
 export BUILD=${BUILD:-build}
 pass=0; fail=0; skip=0
 for t in $BUILD/tests/$suite/* tests/$suite/*.sh; do
-  [ -x "$t" ] || continue
   case "$t" in *.log) continue;; esac
+  [ -e "$t" ] || continue   # an empty folder: the pattern itself
+  if [ ! -x "$t" ] || [ -d "$t" ]; then
+    fail=$((fail + 1)); printf '%-4s %-34s not executable: chmod +x %s\n' FAIL "$(basename "$t")" "$t"; continue
+  fi
   log=$BUILD/tests/$suite/$(basename "$t").log
   start=$(date +%s.%N)
   "$t" >"$log" 2>&1; rc=$?

@@ -209,7 +209,7 @@ int main(int argc, char **argv) {
                " (make model fetches the real weights)\n", a.seed);
     }
     config_print(&c);
-    Tokenizer *tok = a.model_dir && file_exists(tok_path) ? tok_load(tok_path) : NULL;
+    Tokenizer *tok = a.model_dir && path_exists(tok_path) ? tok_load(tok_path) : NULL;   /* a folder there dies */
 
     int *ids = (int *)xmalloc(sizeof(int) * (c.max_seq + 1));
     int n = prompt_tokens(&a, tok, a.model_dir ? tok_path : NULL, ids, c.max_seq);

@@ -68,7 +68,7 @@ int main(int argc, char **argv) {
         else break;
     }
     if (i == argc && decode) die("nothing to decode: give the ids after --, e.g. -- 1,15043,3186");
-    if (!file_exists(path))
+    if (!path_exists(path))
         die("no tokenizer at %s; run make model, or pass --tokenizer "
             "../shared/fixtures/llama-tokenizer/tokenizer.json", path);
     char *input = join(argv + i, argc - i);
@@ -77,6 +77,7 @@ int main(int argc, char **argv) {
     Tokenizer *t = tok_load(path);
     if (decode) {
         int n = parse_ids(input, ids, (int)max_ids), bad = 0;
+        if (n == 0) die("nothing to decode: '%s' holds no ids; give them after --, e.g. -- 1,15043,3186", input);
         char *text = tok_decode(t, ids, n, &bad);
         if (!text) die("id %d is not a token of %s, whose vocab size is %d (ids 0..%d)", bad, path,
                        tok_vocab(t), tok_vocab(t) - 1);

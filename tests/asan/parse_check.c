@@ -17,7 +17,7 @@ int main(int argc, char **argv) {
     st_open(&st, argv[1]);
     model_check(&c, &st);
     snprintf(path, sizeof path, "%s/tokenizer.json", argv[1]);
-    if (file_exists(path)) tok_free(tok_load(path));
+    if (path_exists(path)) tok_free(tok_load(path));
     CpuModel *m = cpu_model_open(&c, &st, 0, 2);
     int ids[2] = {c.bos_id < c.vocab ? c.bos_id : 0, c.vocab - 1};
     float *logits = xmalloc(sizeof(float) * 2 * c.vocab);

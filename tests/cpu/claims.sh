@@ -1,7 +1,9 @@
 #!/bin/bash
 # bin/check_answers: ✓ / ✗ / not run on crafted rows, the grammar, exit codes, --mine; and
 # the shipped answers/claims.tsv against a complete rows file (every claim decidable and
-# true on plausible numbers) and against none (every claim "not run", exit 0).
+# true on plausible numbers) and against none (every claim "not run": nothing checked, exit 1).
+# Nothing passes unchecked: a side that is not a finite number is ✗ with its reason, and an
+# empty claims file, a folder or an over-long line is one error and exit 1.
 cd "$(dirname "$0")/../.."
 bin=bin/check_answers
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
@@ -62,6 +64,57 @@ ok "no claims file: exit 1, one sentence" "[ $rc = 1 ] && grep -q 'cannot read .
 check $tmp/true.tsv
 ok "wrong arguments: usage" "[ $rc = 1 ] && grep -q 'usage:' $tmp/out"
 
+# Not finite: a row measured inf (or -inf, or 1e999 in a claim) equals nothing and bounds nothing
+cat > $tmp/inf_rows.tsv <<EOF
+day${T}key${T}theory${T}measured${T}unit${T}note
+day09${T}x${T}-${T}inf${T}ms${T}
+day09${T}y${T}-inf${T}-inf${T}ms${T}
+day09${T}z${T}-${T}0${T}ms${T}
+day09${T}one${T}-${T}1${T}ms${T}
+EOF
+for c in 'day09.x == 5' 'day09.x <= 0' 'day09.x > 1' 'day09.x != 3' 'day09.y < 0' 'theory(day09.y) == day09.y' \
+         '-1e999 == 3' 'day09.one / day09.z > 1' 'day09.z / day09.z == 0' 'day09.one > 0 and day09.x >= 0'; do
+  claims "$c" > $tmp/inf.tsv
+  check $tmp/inf.tsv $tmp/inf_rows.tsv
+  ok "'$c' with a side that is not finite: ✗, exit 1" "[ $rc = 1 ] && grep -q '^✗ Q1' $tmp/out && grep -q '^claims=1 ok=0 failed=1' $tmp/out"
+  ok "'$c': the reason is said" "grep -qE '^      invalid: the (left|right) side of .* is -?(inf|nan), not a finite number' $tmp/out"
+done
+printf 'day\tkey\ttheory\tmeasured\tunit\tnote\nday09\tx\t-\tnan\tms\t\n' > $tmp/nan_rows.tsv
+claims 'day09.x == 5' > $tmp/nan.tsv
+check $tmp/nan.tsv $tmp/nan_rows.tsv
+ok "a row measured nan: exit 1 naming the file and line" "[ $rc = 1 ] && grep -q '^error: .*nan_rows.tsv line 2 is not' $tmp/out"
+
+# Nothing to check is not a pass
+: > $tmp/empty.tsv
+check $tmp/empty.tsv $tmp/rows.tsv
+ok "an empty claims file: exit 1, one sentence" "[ $rc = 1 ] && [ \$(grep -c '^error: .*empty.tsv holds no claims' $tmp/out) = 1 ]"
+printf '# only a comment\nquestion\tclaim\tsentence\n\n' > $tmp/comments.tsv
+check $tmp/comments.tsv $tmp/rows.tsv
+ok "a claims file of comments only: exit 1" "[ $rc = 1 ] && grep -q 'comments.tsv holds no claims' $tmp/out"
+mkdir $tmp/dir
+check $tmp/dir $tmp/rows.tsv
+ok "a folder as the claims: exit 1 naming it" "[ $rc = 1 ] && grep -q \"^error: $tmp/dir is a folder, not a file\" $tmp/out"
+check $tmp/true.tsv $tmp/dir
+ok "a folder as the rows: exit 1 naming it" "[ $rc = 1 ] && grep -q \"^error: $tmp/dir is a folder, not a file\" $tmp/out"
+check $tmp/true.tsv $tmp/rows.tsv --mine $tmp/dir
+ok "a folder as --mine: exit 1 naming it" "[ $rc = 1 ] && grep -q \"^error: $tmp/dir is a folder, not a file\" $tmp/out"
+mkfifo $tmp/fifo
+timeout 10 $bin $tmp/fifo $tmp/rows.tsv >$tmp/out 2>&1; rc=$?
+ok "a FIFO as the claims: exit 1 at once, naming it" "[ $rc = 1 ] && grep -q 'fifo is a FIFO (named pipe), not a file' $tmp/out"
+claims 'day09.a > 0' 'day09.b > 1' > $tmp/long.tsv
+printf 'Q2\tday09.a > 0\t%s\n' "$(head -c 2100 /dev/zero | tr '\0' x)" >> $tmp/long.tsv
+check $tmp/long.tsv $tmp/rows.tsv
+ok "a claims line over 2047 characters: exit 1 naming its line" "[ $rc = 1 ] && grep -q '^error: .*long.tsv line 4 is longer than 2047 characters' $tmp/out"
+printf 'Q2\tday09.a > 0\t%s\n' "$(head -c 2032 /dev/zero | tr '\0' x)" > $tmp/long_ok.tsv
+check $tmp/long_ok.tsv $tmp/rows.tsv
+ok "a claims line of 2047 characters is read whole" "[ $rc = 0 ] && [ \$(head -1 $tmp/long_ok.tsv | tr -d '\n' | wc -c) = 2047 ]"
+{ cat $tmp/rows.tsv; printf 'day09\tlong\t-\t1\tx\t%s\n' "$(head -c 2100 /dev/zero | tr '\0' x)"; } > $tmp/long_rows.tsv
+check $tmp/true.tsv $tmp/long_rows.tsv
+ok "a rows line over 2047 characters: exit 1 naming its line" "[ $rc = 1 ] && grep -q '^error: .*long_rows.tsv line 7 is longer than 2047 characters' $tmp/out"
+printf 'day10.gemms_per_step = 155 %s\n' "$(head -c 600 /dev/zero | tr '\0' x)" > $tmp/mine_long.txt
+check $tmp/true.tsv $tmp/rows.tsv --mine $tmp/mine_long.txt
+ok "a --mine line over 511 characters: exit 1 naming it" "[ $rc = 1 ] && grep -q '^error: .*mine_long.txt line 1 is longer than 511 characters' $tmp/out"
+
 # --mine: a student's numbers against the measured ones, 10% tolerance
 cat > $tmp/mine.txt <<EOF
 # my numbers
@@ -81,6 +134,12 @@ ok "--mine: an outside number -> exit 1" "[ $rc = 1 ]"
 printf 'day10.gemms_per_step = 155\n' > $tmp/mine_ok.txt
 check $tmp/true.tsv $tmp/rows.tsv --mine $tmp/mine_ok.txt
 ok "--mine: all within -> exit 0" "[ $rc = 0 ]"
+printf 'day09.x = 5\n' > $tmp/mine_inf.txt
+check $tmp/true.tsv $tmp/inf_rows.tsv --mine $tmp/mine_inf.txt
+ok "--mine against a row measured inf: ✗, exit 1" "[ $rc = 1 ] && grep -q '^✗ day09.x = 5, measured inf ms: not a finite number' $tmp/out"
+printf 'day10.gemms_per_step = inf\n' > $tmp/mine_inf.txt
+check $tmp/true.tsv $tmp/rows.tsv --mine $tmp/mine_inf.txt
+ok "--mine: inf is not within 10%" "[ $rc = 1 ] && grep -q '^✗ day10.gemms_per_step = inf' $tmp/out"
 printf 'a: 1\n' > $tmp/mine_amb.txt
 check $tmp/true.tsv $tmp/rows.tsv --mine $tmp/mine_amb.txt
 ok "--mine: a key two days have -> exit 1, asks for day.key" "[ $rc = 1 ] && grep -q 'write it as day.key' $tmp/out"
@@ -98,7 +157,7 @@ n=$(grep -cvE "^(#|question$T|\$)" answers/claims.tsv)
 check answers/claims.tsv tests/data/rows_full.tsv
 ok "shipped claims on a complete rows file: all ✓" "[ $rc = 0 ] && grep -q \"^claims=$n ok=$n failed=0 not_run=0\" $tmp/out"
 check answers/claims.tsv $tmp/absent.tsv
-ok "shipped claims on no rows: all not run, exit 0" "[ $rc = 0 ] && grep -q \"^claims=$n ok=0 failed=0 not_run=$n\" $tmp/out"
+ok "shipped claims on no rows: all not run, and nothing checked is exit 1" "[ $rc = 1 ] && grep -q \"^claims=$n ok=0 failed=0 not_run=$n\" $tmp/out && grep -q '^error: no claim of answers/claims.tsv could be checked' $tmp/out"
 ok "every question has a claim" "(for q in A1 A2 A3 A4 A5 S1 S2 S3 S4 S5 S6; do grep -q \"^\$q\$T\" answers/claims.tsv || exit 1; done)"
 ok "every question of claims.tsv has its section in answers/README.md" "(for q in \$(cut -f1 answers/claims.tsv | grep -E '^[ASM][0-9]+\$' | sort -u); do grep -q \"^### \$q \" answers/README.md || { echo \"  no '### \$q ' heading\"; exit 1; }; done)"
 

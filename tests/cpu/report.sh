@@ -1,8 +1,9 @@
 #!/bin/bash
-# day12's report on three rows files: every row (tests/data/rows_full.tsv), some days
-# missing, and none. The table must be there, say "not run (make dayNN)" exactly where a
-# row is missing, and never hold a blank, "nan" or "inf" cell; every image it links must
-# sit beside it under a relative name.
+# day12's report on four rows files: every row (tests/data/rows_full.tsv), some days
+# missing, none, and rows measured inf. The program must exit 0; the table must be there,
+# say "not run (make dayNN)" exactly where a row is missing, "invalid (inf)" where a row is
+# not a finite number (never banded), and never hold a blank, "nan" or "inf" cell; every
+# image it links must sit beside it under a relative name.
 cd "$(dirname "$0")/../.."
 bin=bin/day12_report
 full=tests/data/rows_full.tsv
@@ -18,15 +19,17 @@ measured() { table "$1" | awk -F' [|] ' '{print $4}'; }
 items() { grep -oE '^    \{"[^"]+", "day[0-9]+", "[a-z0-9_%.]+"' day12_report/report.c |
           sed -E 's/.*"(day[0-9]+)", "([a-z0-9_%.]+)"/\1 \2/; s/%\.0f/40/'; }
 
-run() {   # run DIR: the report for DIR/rows.tsv
+run() {   # run DIR: the report for DIR/rows.tsv; its exit code in DIR/rc
   KIT_RESULTS=$1 $bin >"$1/out.txt" 2>&1
+  echo $? >"$1/rc"
 }
 common_checks() {   # common_checks DIR NAME
   local d=$1 n=$2
-  ok "$n: exits 0" "[ -s $d/REPORT.md ]"
+  ok "$n: exits 0" "[ \"\$(cat $d/rc)\" = 0 ]"
+  ok "$n: writes REPORT.md" "[ -s $d/REPORT.md ]"
   ok "$n: has the table header" "grep -q '^| item | theory for this GPU | the lesson' $d/REPORT.md"
   ok "$n: one table line per item ($(items | wc -l))" "[ $(table $d | wc -l) = $(items | wc -l) ]"
-  ok "$n: no nan/inf anywhere" "! grep -qiwE 'nan|-?inf' $d/REPORT.md"
+  ok "$n: no nan/inf anywhere but in 'invalid (inf)'" "! sed -E 's/invalid \\(-?inf\\)//g' $d/REPORT.md | grep -qiwE 'nan|-?inf'"
   ok "$n: no blank cell in the table" "! table $d | grep -qE '\\|  *\\|'"
   ok "$n: no blank measured cell" "! measured $d | grep -qE '^ *$'"
   ok "$n: the experiment log is there" "grep -q '^## The profiling loop' $d/REPORT.md"
@@ -92,7 +95,22 @@ ok "none: no PNG drawn" "[ -z \"\$(ls $tmp/none/*.png 2>/dev/null)\" ]"
 ok "none: the log says which day to run" "grep -q '^| 0 |.*not run (make day09).*not run (make day11)' $tmp/none/REPORT.md"
 ok "none: no blank cell in the log" "! grep '^| [0-9] |' $tmp/none/REPORT.md | grep -qE '\\|  *\\|'"
 
-# 4. a results folder that is not there: one sentence, exit 1
+# 4. rows that are not finite numbers: shown as invalid, never banded, never "nan"
+mkdir -p $tmp/inf
+sed -E -e 's/^(day09\tratio\t[^\t]*\t)[^\t]*/\1inf/' -e 's/^(day09\ttpot_ms_graph_eager_d40\t[^\t]*\t)[^\t]*/\1inf/' \
+       -e 's/^(day11\tbusy_eager_b32_d40\t[^\t]*\t)[^\t]*/\1-inf/' -e 's/^(day09\tttft_ms\t)[^\t]*/\1inf/' \
+       -e 's/^(day07\tgpu\t-\t)90/\11e300/' $full > $tmp/inf/rows.tsv
+run $tmp/inf
+common_checks $tmp/inf inf
+ok "inf: the edits took" "[ \$(grep -cE '[[:space:]]-?inf[[:space:]]|1e300' $tmp/inf/rows.tsv) = 5 ]"
+ok "inf: the ratio is invalid (inf), not placed in a band" "grep -q '^| Ratio = TPOT ÷ floor, emulated HF eager | .* | invalid (inf) | a measurement that is not a finite number: rerun make day09 |\$' $tmp/inf/REPORT.md"
+ok "inf: no band for it" "! grep '^| Ratio' $tmp/inf/REPORT.md | grep -q band"
+ok "inf: busy at batch 32 is invalid (-inf)" "grep -q '^| GPU busy ratio, batch 32, emulated HF eager | .* | invalid (-inf) |' $tmp/inf/REPORT.md"
+ok "inf: an infinite theory is invalid too" "grep -q '^| TTFT (200-token prompt), emulated HF eager | invalid (inf) |' $tmp/inf/REPORT.md"
+ok "inf: a compute capability of 1e300 is invalid, not cast" "grep -q 'invalid compute capability' $tmp/inf/REPORT.md"
+ok "inf: the log's graph_eager step is invalid (inf)" "grep -q '^| 1 |.* | invalid (inf) |' $tmp/inf/REPORT.md"
+
+# 5. a results folder that is not there: one sentence, exit 1
 KIT_RESULTS=$tmp/absent $bin >$tmp/absent.txt 2>&1; rc=$?
 ok "absent folder: exit 1" "[ $rc = 1 ]"
 ok "absent folder: one sentence naming the file" "[ \$(wc -l < $tmp/absent.txt) -le 2 ] && grep -q 'cannot write .*REPORT.md' $tmp/absent.txt"

@@ -101,15 +101,15 @@ int main(void) {
     CHECK(n == 5 && strcmp(rows[3].key, "gemms_per_step") == 0 && rows[3].measured == 156 &&
           strcmp(rows[4].key, "top1_share") == 0, "day10's old rows gone, new ones at the end");
     CHECK(n == 5 && strcmp(rows[3].note, "one extra line") == 0, "tabs/newlines in notes become spaces: '%s'", rows[3].note);
-    const Row *r = rows_find(rows, n, "top1_share");
+    const Row *r = rows_find(rows, n, NULL, "top1_share", NULL);
     CHECK(r && isnan(r->theory) && r->measured == 61.5 && strcmp(r->unit, "%") == 0, "rows_find + NAN theory");
-    CHECK(rows_find(rows, n, "kernels_per_step") == NULL && rows_find(rows, n, "nope") == NULL, "rows_find misses");
+    CHECK(rows_find(rows, n, NULL, "kernels_per_step", NULL) == NULL && rows_find(rows, n, "", "nope", NULL) == NULL, "rows_find misses");
     free(rows);
 
     /* precision survives the file */
     rows_write("day09", "tpot_ms", 0.4613377, 1.23456789012, "ms", "");
     n = rows_read(path, &rows);
-    r = rows_find(rows, n, "tpot_ms");
+    r = rows_find(rows, n, NULL, "tpot_ms", NULL);
     CHECK(r && fabs(r->measured - 1.23456789012) < 1e-8 && fabs(r->theory - 0.4613377) < 1e-9, "9 digits kept");
     free(rows);
 
@@ -137,7 +137,7 @@ int main(void) {
           "report_floored's lines: %s", out2);
     Row *fr;
     int fn = rows_read(path, &fr);
-    const Row *ok_row = rows_find(fr, fn, "t_ok"), *bad_row = rows_find(fr, fn, "t_bad");
+    const Row *ok_row = rows_find(fr, fn, NULL, "t_ok", NULL), *bad_row = rows_find(fr, fn, NULL, "t_bad", NULL);
     CHECK(ok_row && !strncmp(ok_row->note, "fine; emulated T4 path on X: timings", 36), "the tag ends the note: %s",
           ok_row ? ok_row->note : "(no row)");
     CHECK(bad_row && !strncmp(bad_row->note, ROW_IMPOSSIBLE ": below its floor (0.5 ms); under", 42) &&
@@ -145,20 +145,47 @@ int main(void) {
           bad_row ? bad_row->note : "(no row)");
     free(fr);
 
-    /* a broken file: one sentence and exit 1, not a crash or a silent zero */
+
+    /* a day, a key: rows_find picks the day, or says that several days have the key */
     f = fopen(path, "w");
-    fputs("day\tkey\ttheory\tmeasured\tunit\tnote\nday07\tload_ms\tabc\n", f);
+    fputs("day\tkey\ttheory\tmeasured\tunit\tnote\n"
+          "day09\tratio\t1\tinf\tx\t\n"
+          "day11\tratio\t-inf\t2\tx\t\n", f);
     fclose(f);
-    fflush(stdout);
-    pid_t pid = fork();
-    if (pid == 0) {
-        if (!freopen("/dev/null", "w", stderr)) _exit(2);
-        rows_read(path, &rows);
-        _exit(0);
+    n = rows_read(path, &rows);
+    int amb = 0;
+    r = rows_find(rows, n, "day11", "ratio", &amb);
+    CHECK(r == &rows[1] && !amb, "rows_find by day and key");
+    CHECK(rows_find(rows, n, NULL, "ratio", &amb) == &rows[0] && amb, "any day: the first, and ambiguous");
+    CHECK(n == 2 && isinf(rows[0].measured) && rows[0].measured > 0 && isinf(rows[1].theory) && rows[1].theory < 0,
+          "inf and -inf are read as measured (a reader marks them invalid)");
+    free(rows);
+
+    /* a broken file: one sentence and exit 1, not a crash, a silent zero or a cut field */
+    const char *broken[] = {
+        "day07\tload_ms\tabc\n",                                           /* too few fields */
+        "day07\tload_ms\t-\tnan\tms\t\n",                                   /* nan is not "-" */
+        "day07\tload_ms\tx1\t2\tms\t\n",                                    /* not a number */
+        "day07\tkey_of_64_characters_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\t1\t2\tms\t\n",
+        "day_of_16_chars_\tload_ms\t1\t2\tms\t\n",
+        "\tload_ms\t1\t2\tms\t\n",                                           /* no day */
+        "day07\t\t1\t2\tms\t\n",                                             /* no key */
+    };
+    for (int b = 0; b < 7; b++) {
+        f = fopen(path, "w");
+        fprintf(f, "day\tkey\ttheory\tmeasured\tunit\tnote\n%s", broken[b]);
+        fclose(f);
+        fflush(stdout);
+        pid_t pid = fork();
+        if (pid == 0) {
+            if (!freopen("/dev/null", "w", stderr)) _exit(2);
+            rows_read(path, &rows);
+            _exit(0);
+        }
+        int status = 0;
+        waitpid(pid, &status, 0);
+        CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 1, "broken rows.tsv %d exits 1 (status %d)", b, status);
     }
-    int status = 0;
-    waitpid(pid, &status, 0);
-    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 1, "a broken rows.tsv exits 1 (status %d)", status);
 
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmp);

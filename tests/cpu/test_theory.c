@@ -41,7 +41,7 @@ int main(void) {
     double tf = ttft_floor_ms(&tl, 200, 65, 320, &cm, &bm);
     CHECK(near(cm, 6.8, 0.05), "TTFT compute term %.3f ms, want 6.8", cm);
     CHECK(near(bm, 6.9, 0.05), "TTFT bytes term %.3f ms, want 6.9", bm);
-    CHECK(tf == (cm > bm ? cm : bm), "TTFT floor %.3f is not max(%.3f, %.3f)", tf, cm, bm);
+    CHECK(tf == bm && bm > cm, "TTFT floor %.3f: 200 tokens on a T4 are bytes-bound (%.3f ms > %.3f ms)", tf, bm, cm);
     tf = ttft_floor_ms(&tl, 2048, 65, 320, &cm, &bm);
     CHECK(tf == cm && cm > bm, "a 2048-token prompt should be compute-bound on a T4");
     tf = ttft_floor_ms(&tl, 200, 0, 320, &cm, &bm);

@@ -1,5 +1,7 @@
-/* util.c: fp16 and bfloat16 conversions, exact and round-to-nearest-even. */
+/* util.c: fp16 and bfloat16 conversions, exact and round-to-nearest-even; read_line's lines
+ * ("\n" or "\r\n", a last line without either, one of exactly cap - 1 characters). */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 #include "check.h"
 #include "util.h"
@@ -21,5 +23,16 @@ int main(void) {
     CHECK(float_to_half(1.0f + ldexpf(1, -11) + ldexpf(1, -20)) == 0x3c01, "above a tie rounds up");
     CHECK(isnan(half_to_float(float_to_half(NAN))) && float_to_half(-INFINITY) == 0xfc00, "nan and -inf");
     CHECK(bf16_to_float(0x3f80) == 1.0f && bf16_to_float(0xc0a0) == -5.0f, "bf16 1 and -5");
+
+    /* read_line: what a text file's lines are, whatever ends them; cap 8 holds 7 characters */
+    FILE *f = tmpfile();
+    fputs("a\nb\r\n\n1234567\n7654321\r\nx\ry\nlast", f);
+    rewind(f);
+    const char *want[] = {"a", "b", "", "1234567", "7654321", "x\ry", "last"};
+    char line[8];
+    int lineno = 0, n = 0, same = 1;
+    while (read_line(f, line, sizeof line, "tmpfile", &lineno)) same &= n < 7 && !strcmp(line, want[n++]);
+    fclose(f);
+    CHECK(same && n == 7 && lineno == 7, "read_line: %d lines, %d numbered, same %d", n, lineno, same);
     return check_done("test_util");
 }

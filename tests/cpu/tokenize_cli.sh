@@ -47,6 +47,10 @@ expect "--help" "$?" 0
 fails_with "unknown id" "id 32000 .*vocab size is 32000" bin/tokenize --tokenizer "$TOK" --decode -- 1,15043,32000
 fails_with "negative id" "id -1 " bin/tokenize --tokenizer "$TOK" --decode -- 1,-1
 fails_with "not an id" "'x7' is not a token id" bin/tokenize --tokenizer "$TOK" --decode -- 1,x7
+fails_with "ids= with no ids" "nothing to decode: 'ids=' holds no ids" bin/tokenize --tokenizer "$TOK" --decode -- ids=
+fails_with "only separators" "nothing to decode" bin/tokenize --tokenizer "$TOK" --decode -- " , "
+mkdir "$tmp/tok_dir.json"
+fails_with "a folder as the tokenizer" "tok_dir.json is a folder, not a file" bin/tokenize --tokenizer "$tmp/tok_dir.json" -- hi
 fails_with "missing tokenizer" "no tokenizer at $tmp/none.json" bin/tokenize --tokenizer "$tmp/none.json" -- hi
 
 # Bad tokenizer.json files, each one edit away from the fixture, and what the error must name.

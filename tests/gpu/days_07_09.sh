@@ -3,10 +3,13 @@
 # default, into a scratch results folder: each exits 0 and writes every row of the contract,
 # --help works and a bad argument is one sentence and exit 1; and the lessons' claims hold
 # on this GPU: the first generate is slower than a warm one, an unsynced matmul "beats" the
-# peak, the synced one does not, a TPOT is never below its floor, graph beats eager.
+# peak, the synced one does not, a TPOT is never below its floor, graph beats eager, a prefill
+# stays under its roofline. A row counts only when it holds a measured, finite number; a
+# claim that needs this GPU's datasheet peak, on a GPU the kit has none for, is counted as
+# skipped and says so.
 cd "$(dirname "$0")/../.."
 BIN=${BIN:-bin}   # build-t4/bin under make test-gpu-t4
-pass=0 fail=0
+pass=0 fail=0 skip=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 export KIT_RESULTS=$tmp
@@ -18,7 +21,7 @@ ok() { # NAME CONDITION-EXIT-CODE
 col() { awk -F'\t' -v d="$1" -v k="$2" -v c="$3" '$1 == d && $2 == k { print $c }' "$rows"; }
 row() { col "$1" "$2" 4; }
 theory() { col "$1" "$2" 3; }
-has_row() { [ -n "$(row "$1" "$2")" ]; }
+has_row() { [[ "$(row "$1" "$2")" =~ ^-?[0-9]*\.?[0-9]+([eE][-+]?[0-9]+)?$ ]]; }   # measured: a finite number, not "-"
 holds() { awk "BEGIN { exit !($1) }"; }   # an awk condition over numbers
 
 for b in day07_warmup day08_timing day09_ttft_tpot; do
@@ -61,6 +64,8 @@ p=$(theory day08 matmul_nosync_tflops)
 if [ "$p" != "-" ]; then
   holds "$(row day08 matmul_nosync_tflops) > $p"; ok "unsynced matmul TFLOP/s above the peak $p" $?
   holds "$(row day08 matmul_synced_tflops) < $p"; ok "synced matmul TFLOP/s below the peak $p" $?
+else
+  skip=$((skip + 2)); echo "skipped: unsynced/synced matmul against the peak (no datasheet peak for this GPU in common/theory.c)"
 fi
 holds "$(row day08 time_sync_after_graph_ms) > $(row day08 time_sync_both_graph_ms)"; ok "sync-after-only includes the queued prefill (graph step)" $?
 holds "$(row day08 implicit_sync_d2h_ms) > 25"; ok "a device-to-host cudaMemcpy waits for queued work" $?
@@ -72,12 +77,18 @@ done
 holds "$(row day09 tpot_ms) > $(row day09 tpot_ms_eager)"; ok "the emulated dispatcher makes the eager step longer" $?
 holds "$(row day09 tpot_ms_graph) < $(row day09 tpot_ms_eager)"; ok "graph TPOT < eager TPOT" $?
 holds "$(row day09 total_over_n_ms_8_long) > 1.3 * $(theory day09 total_over_n_ms_8_long)"; ok "1024-token prompt: total/8 overstates TPOT by more than 30%" $?
-[ "$(row day09 prefill_intensity_200)" = 200 ]; ok "prefill intensity at 200 tokens = 200" $?
+r=$(theory day09 prefill_tflops_200)
+if [ "$r" != "-" ]; then
+  holds "$(row day09 prefill_tflops_200) <= 1.05 * $r"; ok "200-token prefill $(row day09 prefill_tflops_200) TFLOP/s not above its roofline $r" $?
+else
+  skip=$((skip + 1)); echo "skipped: the 200-token prefill against its roofline (no datasheet peak for this GPU in common/theory.c)"
+fi
 if [ "$KIT_GPU" = t4 ]; then   # make test-gpu-t4: the T4's path ran, and every row says so
   grep -q '^code_arch=sm_75 .*sm_90 paths off' "$tmp/day09_ttft_tpot.log"; ok "T4 switch: kernels compiled for sm_75, sm_90 paths off" $?
   n=$(awk -F'\t' 'NR > 1 && $6 !~ /emulated T4 path on .*: timings are that GPU.s/' "$rows" | wc -l)
   [ "$n" = 0 ]; ok "T4 switch: every row's note says it is the emulated T4 path ($n do not)" $?
 fi
 
-echo "days_07_09: $pass passed, $fail failed"
+if [ "$skip" = 0 ]; then echo "days_07_09: $pass passed, $fail failed"
+else echo "days_07_09: $pass passed, $fail failed, $skip skipped"; fi
 [ "$fail" = 0 ]
