@@ -154,10 +154,16 @@ ok "a time under its floor: exit 1, named, counted as failed" "[ \$rc = 1 ] && g
 
 # the shipped claims
 n=$(grep -cvE "^(#|question$T|\$)" answers/claims.tsv)
+m=$(grep -cE "^[A-Z][0-9]+ machine$T" answers/claims.tsv); n=$((n - m))
 check answers/claims.tsv tests/data/rows_full.tsv
-ok "shipped claims on a complete rows file: all ✓" "[ $rc = 0 ] && grep -q \"^claims=$n ok=$n failed=0 not_run=0\" $tmp/out"
+ok "shipped claims on a complete rows file: all ✓" "[ $rc = 0 ] && grep -q \"^claims=$n ok=$n failed=0 not_run=0 machine=$m machine_ok=$m machine_failed=0\" $tmp/out"
 check answers/claims.tsv $tmp/absent.tsv
-ok "shipped claims on no rows: all not run, and nothing checked is exit 1" "[ $rc = 1 ] && grep -q \"^claims=$n ok=0 failed=0 not_run=$n\" $tmp/out && grep -q '^error: no claim of answers/claims.tsv could be checked' $tmp/out"
+ok "shipped claims on no rows: all not run, and nothing checked is exit 1" "[ $rc = 1 ] && grep -q \"^claims=$n ok=0 failed=0 not_run=$n machine=$m machine_ok=0 machine_failed=0 machine_not_run=$m\" $tmp/out && grep -q '^error: no claim of answers/claims.tsv could be checked' $tmp/out"
+
+# a claim marked "machine" is printed in its own section; its ✗ does not fail the check
+{ printf 'question\tclaim\tsentence\n'; printf 'A1\tday09.a < day09.b\tholds\n'; printf 'A1 machine\tday09.b < 1\ta bar\n'; } > $tmp/machine.tsv
+check $tmp/machine.tsv $tmp/rows.tsv
+ok "a failing machine claim: shown under its own heading, counted, exit 0" "[ \$rc = 0 ] && grep -q '^machine-dependent bars' $tmp/out && grep -q '^✗ A1 machine day09.b < 1' $tmp/out && grep -q '^claims=1 ok=1 failed=0 not_run=0 machine=1 machine_ok=0 machine_failed=1' $tmp/out"
 ok "every question has a claim" "(for q in A1 A2 A3 A4 A5 S1 S2 S3 S4 S5 S6; do grep -q \"^\$q\$T\" answers/claims.tsv || exit 1; done)"
 ok "every question of claims.tsv has its section in answers/README.md" "(for q in \$(cut -f1 answers/claims.tsv | grep -E '^[ASM][0-9]+\$' | sort -u); do grep -q \"^### \$q \" answers/README.md || { echo \"  no '### \$q ' heading\"; exit 1; }; done)"
 
