@@ -26,19 +26,19 @@
  * Build and run:   make day07      (or: make bin/day07_warmup && bin/day07_warmup [--model DIR])
  *
  * What to expect (a summary; --verbose also echoes the fresh processes' ~100 lines; rows in
- * results/rows.tsv). H200: three runs of this kit (synthetic weights); T4: estimates:
- *   context_ms          H200: 179-214 ms (54-74 of them before main(): exec and loading the
+ * results/rows.tsv). H200: six runs of this kit (synthetic weights); T4: estimates:
+ *   context_ms          H200: 179-215 ms (54-74 of them before main(): exec and loading the
  *                       libraries); T4 (Colab): 200-1000 ms
  *   cublas_handle_ms    2-4 ms
- *   first_gemm_ms       H200: 88-124 ms for the first cuBLAS GEMM of a process, 1-20 ms for each new
+ *   first_gemm_ms       H200: 88-126 ms for the first cuBLAS GEMM of a process, 1-20 ms for each new
  *                       shape after it, against second_gemm_ms 0.05 ms; a shape seen before in the
  *                       process (v after k) is fast on its first call
- *   first_generate_ms   2.2-3.4x warm_generate_ms (H200: 189-268 vs 77-94 ms); the excess sits in the
+ *   first_generate_ms   2.0-3.4x warm_generate_ms (H200: 189-275 vs 77-105 ms); the excess sits in the
  *                       first prefill (107-153 ms) and the first decode step (9-14 ms), not in later steps
- *   warm_generate_ms    (64-token prompt + 32 new tokens, eager, bare C launches) H200: 77-94 ms;
+ *   warm_generate_ms    (64-token prompt + 32 new tokens, eager, bare C launches) H200: 77-105 ms;
  *                       T4: 300-600 ms
  *   warm_range_pct      under 10 on a quiet machine; eager generates are host-bound, so a busy or
- *                       shared host breaks the bar (H200 VM: 21-23% in three runs, one or two slow
+ *                       shared host breaks the bar (H200 VM: 1-32% in six runs, four over 10%, one or two slow
  *                       samples); then the samples say which part moved
  *   weight_gb           2.20 GB of weights; measured 2.42 with the KV cache and workspaces
  *   fit_7b_gb           15.0 GB needed: no room for the KV cache on a T4; ~250k tokens of it on an H200

@@ -21,23 +21,23 @@
  *
  * Build and run:   make day08      (or: make bin/day08_timing && bin/day08_timing [--model DIR])
  *
- * What to expect (key=value lines; rows in results/rows.tsv). H200: three runs of this kit
+ * What to expect (key=value lines; rows in results/rows.tsv). H200: six runs of this kit
  * (eager, bare C launches: 446 a step; graph: 1); a T4 is the lesson's estimate:
- *   time_nosync_ms        the host's launch time: H200 2.5-3.0 ms, close to the synced step because
+ *   time_nosync_ms        the host's launch time: H200 2.5-3.3 ms, close to the synced step because
  *                         the eager step is host-bound there; T4 2-5 ms, well below its 9-14 ms
  *                         step (GPU-bound). Graph: 0.003-0.02 ms on both, whatever the step takes
- *   time_sync_after_ms    the step plus what is left of the queued prefill: graph 0.55-0.85 ms too
+ *   time_sync_after_ms    the step plus what is left of the queued prefill: graph 0.44-0.82 ms too
  *                         long on an H200; eager 0-0.5 ms, as its 446 launches keep the host
  *                         busy through most of the ~2 ms prefill
- *   time_sync_both_ms     the step: H200 eager 2.5-3.0 ms, graph 0.84-0.85 ms; T4 9-14 ms
+ *   time_sync_both_ms     the step: H200 eager 2.5-3.3 ms, graph 0.84-0.85 ms; T4 9-14 ms
  *   time_events_ms        behind a queue the host runs ahead, so the GPU meets no gaps: H200 eager
- *                         2.1-2.3 ms, below the synced step; graph the same as synced (0.83)
- *   matmul_nosync_tflops  H200 25,000-79,000 against a peak of 989; T4 tens of thousands against 65
- *   matmul_synced_tflops  H200 736-750; T4 25-50
+ *                         2.1-2.8 ms, below the synced step; graph the same as synced (0.83)
+ *   matmul_nosync_tflops  H200 17,000-79,000 against a peak of 989; T4 tens of thousands against 65
+ *   matmul_synced_tflops  H200 718-753; T4 25-50
  *   implicit_sync_*_ms    d2h, free and legacy ~50 (they waited for the queue); malloc 0.005-0.02 and
  *                         the non-blocking stream 0.01-0.03 (they did not), on a CUDA 13 driver
  *   bench_range_pct_*     without the sync the first sample carries 3 warm-up matmuls: 278-293%;
- *                         with it, 0.7-2.5% on a quiet GPU (the lesson's bar is 10%)
+ *                         with it, 0.7-2.5% on a quiet host, 10.2% in one of six runs (the lesson's bar is 10%)
  *   events_minus_wall_us  -7 to -10 around the same call with an empty queue
  * It proves acceptance question 2 (an unsynced timer measures the hand-over), self-test 1
  * and mistakes #4 and #5.

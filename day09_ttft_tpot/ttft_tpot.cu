@@ -34,29 +34,29 @@
  * Build and run:   make day09      (or: make bin/day09_ttft_tpot && bin/day09_ttft_tpot
  *                                   [--model DIR] [--dispatch-us N])
  *
- * What to expect (key=value lines; rows in results/rows.tsv). H200: three runs of this kit
+ * What to expect (key=value lines; rows in results/rows.tsv). H200: six runs of this kit
  * (synthetic weights); T4: the lesson's expectations, or the arithmetic where it has none:
  *   floors              T4: TPOT 6.9 ms, TTFT(200) 6.9 ms (compute 6.8);
  *                       H200 (4.8 TB/s, 989 TFLOP/s): TPOT 0.46 ms, TTFT(200) 0.46 ms (compute 0.45)
- *   tpot_ms             emulated HF eager: H200 20.3-20.5 ms, ratio 44-45: 446 launches x 40 us =
- *                       17.8 ms of host time (dispatch_cost_ms 17.9-18.1) against a floor 15x
+ *   tpot_ms             emulated HF eager: H200 20.3-22.4 ms, ratio 44-49: 446 launches x 40 us =
+ *                       17.8 ms of host time (dispatch_cost_ms 17.9-19.2) against a floor 15x
  *                       lower than a T4's; T4 (the lesson) 15-30 ms, ratio 2-4: the same host
  *                       time against a 6.9 ms floor
- *   tpot_ms_eager       bare C: H200 2.35-2.43 ms, ratio ~5: the host still trails the kernels;
+ *   tpot_ms_eager       bare C: H200 2.35-3.42 ms (the host's noise), ratio 5-7.5: the host still trails the kernels;
  *                       T4 (arithmetic): ~8-10 ms of kernels, ratio 1.3-1.5: without Python a T4
  *                       is nearly kernel-bound, which is why the lesson's regime is emulated
  *   graph_eager, graph  the same kernels in one launch: H200 1.79 ms (1.83 with the dispatcher,
  *                       paid once a step); the kit's fused kernels replayed: 0.84-0.85 ms, ratio
- *                       1.84 (0.88-0.89 with the dispatcher): the rest is the kernels' own bandwidth
+ *                       1.84-1.86 (0.88-0.89 with the dispatcher): the rest is the kernels' own bandwidth
  *                       efficiency. fused, launched op by op: 0.90-0.91, 4.9-5.1 with the dispatcher
- *   ttft_ms             emulated HF eager: H200 9.3-9.5 ms, ttft_over_tpot 0.46: the prefill runs
+ *   ttft_ms             emulated HF eager: H200 9.3-10.4 ms, ttft_over_tpot 0.45-0.47: the prefill runs
  *                       the token path, 202 launches each paying the dispatcher, where HF's eager
  *                       prefill runs the same ~446 ops as its decode step; ttft_ms_bare 2.1-2.2;
  *                       T4 10-40 ms, ttft_over_tpot 2-5 (the lesson)
- *   three methods       within the lesson's 10-20% (H200: TPOT 20.3-21.1, TTFT 9.3-9.8 ms, within 4%)
+ *   three methods       within the lesson's 10-20% (H200: TPOT 20.3-22.6, TTFT 9.3-10.5 ms, within 4% of each other in a run)
  *   total_over_n_ms_8   200-token prompt, bare C eager: TPOT + (TTFT - TPOT) / 8 against the TPOT
  *                       of the same runs, within 4% on an H200 (the TTFT is close to the eager
- *                       TPOT); 1024-token prompt with the graph decode: 1.68-1.70 ms against ~1.0
+ *                       TPOT); 1024-token prompt with the graph decode: 1.67-1.76 ms against ~1.0
  *                       (+60% or more: the mistake made visible)
  *   prefill sweep       intensity = tokens; below the ridge (~203 on a T4, ~206 on an H200) the
  *                       prefill is memory-bound and TFLOP/s climbs with the prompt (H200: 21-24 at

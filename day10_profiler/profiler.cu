@@ -22,21 +22,33 @@
  *
  * Build and run:   make day10      (or: make bin/day10_profiler && bin/day10_profiler)
  *                  bin/day10_profiler [--model DIR] [--mode eager|fused|graph|graph_eager] [--batch N]
+ *                                     [--dispatch-us N]
  *
- * What to expect (eager, batch 1; key=value lines, rows in results/rows.tsv). H200: this
- * kit's run; T4: the lesson's expectations and the same arithmetic, not measured here.
+ * The step runs in the lesson's regime by default: the eager step with an emulated dispatcher
+ * (--dispatch-us, 40 us of host busy-wait before each launch, as Python and PyTorch's
+ * dispatcher spend in the lesson); the kernels and their table are the same at any dispatch,
+ * the step's time and the busy ratio are not (--dispatch-us 0: the kit's bare C launches).
+ * The step is timed before the tracer starts; busy = the trace's GPU time per step / that
+ * untraced TPOT, the way day11 computes it, so the two agree on the same step.
+ *
+ * What to expect (eager, batch 1, 40 us; key=value lines, rows in results/rows.tsv). H200:
+ * three runs of this kit; T4: the lesson's expectations and the same arithmetic.
  *   kernels_per_step      468 for 446 ops (cuBLAS's split-K adds a reduction kernel to each
  *                         down_proj); the lesson's HF eager has 300-400; fused mode 113
  *   gemms_per_step        155 and gemms_check=ok (fused: 22 x 4 + 1 = 89)
- *   top 3                 H200: cuBLAS's GEMV for q/o/gate/up ~37-39%, the k/v GEMV ~15%, the
- *                         split-K down_proj GEMV ~12%; the weights are cheap at 4.8 TB/s, so
+ *   top 3                 H200: cuBLAS's GEMV for q/o/gate/up 39%, the k/v GEMV 15%, the
+ *                         split-K down_proj GEMV 12%; the weights are cheap at 4.8 TB/s, so
  *                         the fixed 1-3 us of each small kernel weighs more. T4: the GEMVs 70-85%
- *   gemm_ms_per_step      H200 1.1 ms against a 0.46 ms floor (gemm_bw_eff ~40%: GEMVs this
+ *   gemm_ms_per_step      H200 1.08 ms against a 0.46 ms floor (gemm_bw_eff 42%: GEMVs this
  *                         small cannot fill an H200); T4 7.5-10 ms against 6.9 ms (70-90%)
- *   gemm_path_ms_fused    the fused step's own GEMVs: H200 ~0.8 ms of its ~0.9 ms path (under
+ *   gemm_path_ms_fused    the fused step's own GEMVs (bare C launches): H200 0.77-0.82 ms of its ~0.9 ms path (under
  *                         programmatic dependent launch kernels overlap; the path counts what
  *                         the step waits on, the GPU times count the waits too)
- *   profiler_overhead_pct 10-30%: the tracer makes every launch slower (mistake #11)
+ *   busy                  H200 6.9-7.1%, day11's busy_eager_b1_d40 within half a point; T4 (the
+ *                         lesson) 50-65%
+ *   profiler_overhead_pct 3-31% at 40 us a launch (the tracer adds 4-15 us to each launch call; the
+ *                         host's noise moves it), 22-107% for the bare C step (day11): read shares
+ *                         from the profiler, times from the timer (mistake #11)
  * It proves acceptance question 4 (the top 3 kernels and their model parts), self-test 3
  * (155 linear calls per step: 465 over 3 steps) and self-test 5 (no flash-attention kernel
  * and no RMSNorm kernel in eager: the norm is three small kernels side by side, pow, mean +

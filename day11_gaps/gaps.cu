@@ -40,27 +40,27 @@
  *                                   [--dispatch-us N] [--verbose])
  *
  * What to expect (a summary block; --verbose adds a line per file; rows in results/rows.tsv).
- * H200: three runs of this kit; T4: the lesson's figures, or the same arithmetic where the
+ * H200: six runs of this kit; T4: the lesson's figures, or the same arithmetic where the
  * lesson has none, not measured here.
- *   busy_eager_b1_d40    the lesson's regime, emulated HF eager: H200 6.5-7.5%: 1.52 ms of
+ *   busy_eager_b1_d40    the lesson's regime, emulated HF eager: H200 6.6-7.4%: 1.52 ms of
  *                        kernels in a 21-23 ms step; T4 (the lesson) 50-65%: ~8 ms of kernels
  *                        in ~14-20 ms (its kernels take 5x longer, the launches the same)
- *   busy_eager_b1_d0     bare C: H200 33-48%: 446 launches at ~7 us of host time each trail
- *                        kernels of 2-4 us, and the host's noise moves TPOT 3.2-4.5 ms from run
+ *   busy_eager_b1_d0     bare C: H200 33-60%: 446 launches at ~7 us of host time each trail
+ *                        kernels of 2-4 us, and the host's noise moves TPOT 2.5-4.5 ms from run
  *                        to run; on a T4 the same step would be nearly kernel-bound (no Python)
  *   busy_graph_eager_b1_d40  the same kernels replayed: 86-91%; busy_graph_b1_d0 93-97%: one
  *                        launch per step, kernels back to back (overlapping under programmatic
  *                        dependent launch on sm_90: one gap per step is left)
  *   busy_traced_eager_b1_d0  what a full trace's timeline shows for the bare C step: 28-30%
- *   tracer_pct_full_eager_b1_d0  22-62% slower under the full trace (tracer_us_per_launch
- *                        2-4.5 us); under kernel records alone the eager step was within the
- *                        host's noise (-8 to -4%), the graph step 16-19% slower (a record per
+ *   tracer_pct_full_eager_b1_d0  22-107% slower under the full trace (tracer_us_per_launch
+ *                        2-6 us); under kernel records alone the eager step was within the
+ *                        host's noise (-8 to +82%), the graph step 12-19% slower (a record per
  *                        graph node), so a graph's GPU time is taken with that cost in it
  *   batch 32             the same launches at the same cost; busy rises as far as the kernels
- *                        grow (H200 eager: 1.52 -> 1.70 ms of kernels, busy 7% -> 8%; a T4's
+ *                        grow (H200 eager: 1.52 -> 1.70 ms of kernels, busy 7% -> 8% in every run; a T4's
  *                        kernels grow more)
- *   gap_median_us        eager d40 44-47 (dispatch + launch); eager d0 2.6-5.3; graph ~3
- *   nvml_util            graph step 96-97% with an MBU near 54%: nvidia-smi counts the time a
+ *   gap_median_us        eager d40 44-47 (dispatch + launch); eager d0 2.6-6.3; graph ~3
+ *   nvml_util            graph step 92-97% with an MBU near 54%: nvidia-smi counts the time a
  *                        kernel ran, not how much of the GPU it used. The emulated HF step read
  *                        9-10% on this H200's driver, near its busy ratio (not the 100% the
  *                        lesson describes for a window in which any kernel ran)

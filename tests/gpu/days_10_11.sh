@@ -58,9 +58,9 @@ for c in eager_b1_d40 graph_b1_d0; do   # NVML: a row, or one line saying why no
   has_row day11 nvml_util_$c || grep -q "^nvml_util_$c=not available" "$tmp/day11.log"
   ok $? "day11 nvml_util_$c: a row or 'not available'"
 done
-b10=$(row day10 busy) b11=$(row day11 busy_eager_b1_d0)
+b10=$(row day10 busy) b11=$(row day11 busy_eager_b1_d40)   # day10's default: eager, batch 1, 40 us dispatch
 awk -v a="$b10" -v b="$b11" 'BEGIN { d = a - b; exit !(a != "" && b != "" && d <= 3 && d >= -3) }'
-ok $? "day10's busy ($b10%) and day11's busy_eager_b1_d0 ($b11%) agree within 3 points"
+ok $? "day10's busy ($b10%) and day11's busy_eager_b1_d40 ($b11%) agree within 3 points"
 for d in 0 5 10 20 40; do
   has_row day11 sweep_tpot_ms_d$d && has_row day11 sweep_busy_d$d; ok $? "day11 sweep rows d$d"
 done
