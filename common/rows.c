@@ -126,9 +126,12 @@ void rows_print(const char *key, double theory, double measured, const char *uni
     fflush(stdout);
 }
 
+static int g_quiet;
+void rows_quiet(int quiet) { g_quiet = quiet; }
+
 void report(const char *day, const char *key, double theory, double measured,
             const char *unit, const char *note) {
-    rows_print(key, theory, measured, unit, note);
+    if (!g_quiet) rows_print(key, theory, measured, unit, note);
     rows_write(day, key, theory, measured, unit, note);
 }
 

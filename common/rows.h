@@ -28,6 +28,9 @@ void report_floored(const char *day, const char *key, double floor, double measu
                     const char *unit, const char *note);
 /* What a day's main() returns: 1 when a row was impossible, else 0. */
 int rows_exit_code(void);
+/* rows_quiet(1): report() writes its rows without printing them (a day's --verbose prints
+ * them all; the rows are the same either way); an impossible row's error line still prints. */
+void rows_quiet(int quiet);
 /* A tag added to every row's note from now on (KIT_GPU=t4: "emulated T4 path on ..."). */
 void rows_tag(const char *tag);
 

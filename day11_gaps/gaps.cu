@@ -39,7 +39,8 @@
  * Build and run:   make day11      (or: make bin/day11_gaps && bin/day11_gaps [--model DIR]
  *                                   [--dispatch-us N] [--verbose])
  *
- * What to expect (a summary block; --verbose adds a line per file; rows in results/rows.tsv).
+ * What to expect (a summary block: the rows of four configurations and a table of all sixteen;
+ * --verbose prints every configuration's rows and a line per file; rows in results/rows.tsv).
  * H200: six runs of this kit; T4: the lesson's figures, or the same arithmetic where the
  * lesson has none, not measured here.
  *   busy_eager_b1_d40    the lesson's regime, emulated HF eager: H200 6.6-7.4%: 1.52 ms of
@@ -346,7 +347,17 @@ int main(int argc, char **argv) {
     } else {
         printf("trace=off: no CUPTI trace; only TPOT can be measured (no busy ratio, gaps or files)\n");
     }
-    for (int i = 0; i < n; i++) report_config(&res[i], x.floor_ms, traced);
+    /* the rows of every configuration; printed here for the four the lesson reads (eager and
+     * graph_eager with the dispatcher, eager and graph without), all of them with --verbose:
+     * the table below shows every one */
+    for (int i = 0; i < n; i++) {
+        const Result *r = &res[i];
+        const int shown = r->batch == 1 && (r->dispatch_us ? r->mode == MODE_EAGER || r->mode == MODE_GRAPH_EAGER
+                                                           : r->mode == MODE_EAGER || r->mode == MODE_GRAPH);
+        rows_quiet(!a.verbose && !shown);
+        report_config(r, x.floor_ms, traced);
+    }
+    rows_quiet(0);
 
     printf("\n== mode x batch x dispatch: TPOT untraced; GPU time and gaps from the kernel trace; host-bound and "
            "launches from the full trace ==\n");
