@@ -9,28 +9,10 @@
 #      near-ties that fp16 activations tip, as model.sh allows for fp16), fused = graph, and
 #      the step's weight bytes are half of fp16's;
 #   3. int8 against fp16 (--vs-fp16 64): top-1 agreement and max |dlogit| printed, on both.
-# Prints "int8: N passed, N failed".
-cd "$(dirname "$0")/../.."
-BIN=${BIN:-bin}   # build-t4/bin under make test-gpu-t4
-SHARED=${SHARED:-../shared}
-if [ -d "$SHARED/fixtures" ]; then FIX=$SHARED/fixtures REF=$SHARED/reference
-else FIX=$SHARED REF=$SHARED/../reference; fi
-if [ ! -d "$FIX/tiny-llama" ]; then   # a student's clone: skip, loudly; CI (KIT_REQUIRE_FIXTURES): fail
-  r=${KIT_REQUIRE_FIXTURES:+1}; echo "int8: 0 passed, ${r:-0} failed, $((1 - ${r:-0})) skipped (no fixtures at $FIX: set SHARED to the course's shared folder)"; exit ${r:-0}
-fi
-TMP=$(mktemp -d); trap 'rm -rf "$TMP"' EXIT
-pass=0; fail=0
-check() { if eval "$1"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL $2"; fi; }
-# the first N of two comma lists are equal; how many of the first 16 are
-same() { [ "$(echo "$1" | cut -d, -f1-"$3")" = "$(echo "$2" | cut -d, -f1-"$3")" ]; }
+# SHARED, BIN: see fixtures.sh. Prints "int8: N passed, N failed".
+source "$(dirname "$0")/fixtures.sh" int8
+# how many of the first 16 of two comma lists are equal
 agree16() { paste -d' ' <(echo "$1" | tr , '\n') <(echo "$2" | tr , '\n') | awk '$1 == $2 {n++} END {print n + 0}'; }
-maxdiff() { python3 - "$1" "$2" <<'EOF'
-import array, sys
-a, b = array.array('f'), array.array('f')
-a.frombytes(open(sys.argv[1], 'rb').read()); b.frombytes(open(sys.argv[2], 'rb').read())
-print(max(abs(x - y) for x, y in zip(a, b)) if len(a) == len(b) and a else 'size-mismatch')
-EOF
-}
 below() { python3 -c "import sys; sys.exit(0 if float('$1') < $2 else 1)" 2>/dev/null; }
 tokens() { sed -n 's/^tokens=//p' "$1"; }
 key() { sed -n "s/^$2=//p" "$1" | head -1; }
