@@ -15,7 +15,10 @@
  *                gpu_prefill_rows(): prompts run row after row).
  *   fused, B>32  the token path prefill uses (cuBLAS on [q;k;v] and [gate;up], rmsnorm,
  *                rope_kv_append, attention, silu_mul): 202 launches.
- * graph / graph_eager capture the fused / eager step once per batch size and replay it. */
+ * graph / graph_eager capture the fused / eager step once per batch size and replay it.
+ * int8 weights (Quant, gpu_model.h) keep these launches: fused and graph run the GEMVs on the
+ * int8 weights (gemv_*_int8). int8_unfused, and the eager modes and the prefill under either,
+ * launch a dequantize_int8 before each linear layer (+89 a fused step, +155 an eager one). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,16 +28,19 @@
 #include "kernels.cuh"
 #include "launch.h"
 #include "model.h"
+#include "theory.h"
 
 enum { PREFILL_CHUNK = 512 };      /* prompt tokens per forward pass: bounds the scratch */
 
 struct GpuModel {
     Config c;
+    Quant quant;
     int max_batch, max_seq, tok_cap, sms, pdl;
     cudaStream_t st;
     cublasHandle_t cb;
     void *cublas_ws;
     GpuWeights w;
+    half *wscratch;                /* int8: one linear layer's weights back in fp16 (the widest) */
     half *kc, *vc;                 /* [layer][row][kv_head][max_seq][head_dim] */
     long long kv_layer;            /* halfs per layer in each */
     half *cos_t, *sin_t;           /* [max_seq][head_dim / 2] */
@@ -59,11 +65,33 @@ int mode_from_name(const char *s) {
         if (!strcmp(s, mode_name((Mode)i))) return i;
     return -1;
 }
+const char *quant_name(Quant q) {
+    static const char *n[] = {"fp16", "int8", "int8_unfused"};
+    return q >= 0 && q < QUANT_COUNT ? n[q] : "?";
+}
+int quant_from_name(const char *s) {
+    for (int i = 0; i < QUANT_COUNT; i++)
+        if (!strcmp(s, quant_name((Quant)i))) return i;
+    return -1;
+}
 
-/* y[T][N] (+)= x[T][K] W^T, W [N][K]: nn.Linear through cublasGemmEx, fp16 in, fp32 compute */
-static void linear(GpuModel *m, Part p, int layer, const char *op, const half *x, int T, int K, const half *W,
-                   int N, half *y, float beta) {
+/* A linear layer's weights W (N x K) as fp16, for cuBLAS or the fp16 GEMV: as stored, or, int8,
+ * written back to fp16 into m->wscratch by the dequantize kernel first (the unfused path). The
+ * scratch is one buffer: each layer's kernel has read it before the next dequantize writes it
+ * (stream order, and the dequantize kernel's PDL wait). */
+static const half *fp16_weights(GpuModel *m, int pdl, int layer, const LinearWeight *W, int N, int K) {
+    if (W->h) return W->h;
+    k_dequantize_int8(m->st, pdl, layer, W->q, W->scale, m->wscratch, N, K);
+    return m->wscratch;
+}
+
+/* y[T][N] (+)= x[T][K] W^T, W [N][K]: nn.Linear through cublasGemmEx, fp16 in, fp32 compute
+ * (int8 weights dequantized first: cuBLAS has no int8-weight, fp16-activation GEMM) */
+static void linear(GpuModel *m, Part p, int layer, const char *op, const half *x, int T, int K,
+                   const LinearWeight *LW, int N, half *y, float beta) {
     const float alpha = 1.f;
+    const half *W = fp16_weights(m, 0, layer, LW, N, K);
+    g_launch.weight_bytes += 2LL * N * K;
     op_begin(p, layer, op);
     CUBLAS_CHECK(cublasGemmEx(m->cb, CUBLAS_OP_T, CUBLAS_OP_N, N, T, K, &alpha, W, CUDA_R_16F, K, x, CUDA_R_16F, K,
                               &beta, y, CUDA_R_16F, N, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
@@ -94,15 +122,15 @@ static void forward_tokens(GpuModel *m, const int *ids, const int *row, const in
     for (int l = 0; l < c->n_layers; l++) {
         const LayerWeights *L = &m->w.layer[l];
         k_rmsnorm(m->st, 0, l, m->hidden, L->attn_norm, m->xn, T, dim, c->norm_eps);
-        linear(m, P_QKV, l, "qkv_proj", m->xn, T, dim, L->wqkv, qkvd, m->qkv, 0.f);
+        linear(m, P_QKV, l, "qkv_proj", m->xn, T, dim, &L->wqkv, qkvd, m->qkv, 0.f);
         k_rope_kv_append(m->st, l, m->qkv, row, pos, m->cos_t, m->sin_t, m->kc + l * m->kv_layer,
                          m->vc + l * m->kv_layer, T, c->n_heads, c->n_kv_heads, c->head_dim, m->max_seq);
         attention(m, 0, l, m->qkv, qkvd, row, pos, T, 0, one_row);
-        linear(m, P_O, l, "o_proj+residual", m->attn, T, qd, L->wo, dim, m->hidden, 1.f);
+        linear(m, P_O, l, "o_proj+residual", m->attn, T, qd, &L->wo, dim, m->hidden, 1.f);
         k_rmsnorm(m->st, 0, l, m->hidden, L->ffn_norm, m->xn, T, dim, c->norm_eps);
-        linear(m, P_GATE_UP, l, "gate_up_proj", m->xn, T, dim, L->wgu, 2 * c->hidden, m->gu, 0.f);
+        linear(m, P_GATE_UP, l, "gate_up_proj", m->xn, T, dim, &L->wgu, 2 * c->hidden, m->gu, 0.f);
         k_silu_mul(m->st, l, m->gu, m->act, T, c->hidden);
-        linear(m, P_DOWN, l, "down_proj+residual", m->act, T, c->hidden, L->wdown, dim, m->hidden, 1.f);
+        linear(m, P_DOWN, l, "down_proj+residual", m->act, T, c->hidden, &L->wdown, dim, m->hidden, 1.f);
     }
 }
 
@@ -124,25 +152,39 @@ static void step_eager(GpuModel *m, int B) {
         const LayerWeights *L = &m->w.layer[l];
         half *kc = m->kc + l * m->kv_layer, *vc = m->vc + l * m->kv_layer;
         rmsnorm_eager(m, l, L->attn_norm, B);                                   /* input_layernorm: 3 */
-        linear(m, P_Q, l, "q_proj", m->xn, B, dim, L->wq, qd, q, 0.f);
-        linear(m, P_K, l, "k_proj", m->xn, B, dim, L->wk, kvd, k, 0.f);
-        linear(m, P_V, l, "v_proj", m->xn, B, dim, L->wv, kvd, v, 0.f);
+        linear(m, P_Q, l, "q_proj", m->xn, B, dim, &L->wq, qd, q, 0.f);
+        linear(m, P_K, l, "k_proj", m->xn, B, dim, &L->wk, kvd, k, 0.f);
+        linear(m, P_V, l, "v_proj", m->xn, B, dim, &L->wv, kvd, v, 0.f);
         k_rope_qk(m->st, l, q, k, m->d_pos, m->cos_t, m->sin_t, B, c->n_heads, c->n_kv_heads, c->head_dim);
         k_kv_append(m->st, l, k, v, m->d_pos, kc, vc, B, c->n_kv_heads, c->head_dim, m->max_seq);
         attention(m, 0, l, q, qd, NULL, m->d_pos, B, 1, 0);                     /* sdpa */
-        linear(m, P_O, l, "o_proj", m->attn, B, qd, L->wo, dim, m->tmp, 0.f);
+        linear(m, P_O, l, "o_proj", m->attn, B, qd, &L->wo, dim, m->tmp, 0.f);
         k_residual_add(m->st, l, m->hidden, m->tmp, (long long)B * dim);
         rmsnorm_eager(m, l, L->ffn_norm, B);                                    /* post_attention_layernorm: 3 */
-        linear(m, P_GATE, l, "gate_proj", m->xn, B, dim, L->wgate, H, g, 0.f);
-        linear(m, P_UP, l, "up_proj", m->xn, B, dim, L->wup, H, u, 0.f);
+        linear(m, P_GATE, l, "gate_proj", m->xn, B, dim, &L->wgate, H, g, 0.f);
+        linear(m, P_UP, l, "up_proj", m->xn, B, dim, &L->wup, H, u, 0.f);
         k_silu(m->st, l, g, m->act, (long long)B * H);                          /* act_fn */
         k_mul(m->st, l, m->act, u, m->act, (long long)B * H);                   /* act * up */
-        linear(m, P_DOWN, l, "down_proj", m->act, B, H, L->wdown, dim, m->tmp, 0.f);
+        linear(m, P_DOWN, l, "down_proj", m->act, B, H, &L->wdown, dim, m->tmp, 0.f);
         k_residual_add(m->st, l, m->hidden, m->tmp, (long long)B * dim);
     }
     rmsnorm_eager(m, -1, m->w.final_norm, B);                                   /* model.norm */
-    linear(m, P_LM_HEAD, -1, "lm_head", m->xn, B, dim, m->w.lm_head, c->vocab, m->logits, 0.f);
+    linear(m, P_LM_HEAD, -1, "lm_head", m->xn, B, dim, &m->w.lm_head, c->vocab, m->logits, 0.f);
     k_argmax(m->st, 0, m->logits, B, c->vocab, m->d_tok, m->d_pos, 1);           /* greedy */
+}
+
+/* One decode GEMV of the linear layer W in the fused step (a->N, a->K set): fp16 weights as
+ * they are; int8 read by the GEMV itself (QUANT_INT8); or dequantized into the scratch first
+ * (QUANT_INT8_UNFUSED), and then the GEMV goes without programmatic dependent launch, since it
+ * loads its first weights before it waits for the kernel before, which is the one writing them. */
+static void gemv(GpuModel *m, int pdl, Part p, int layer, int epi, const LinearWeight *W, GemvArgs *a) {
+    a->w = NULL, a->w8 = NULL, a->scale = NULL;
+    if (W->q && m->quant == QUANT_INT8) a->w8 = W->q, a->scale = W->scale;
+    else {
+        a->w = fp16_weights(m, pdl, layer, W, a->N, a->K);
+        if (!W->h) pdl = 0;
+    }
+    k_gemv(m->st, pdl, p, layer, epi, a);
 }
 
 /* ---- the fused step ---- */
@@ -152,7 +194,7 @@ static void step_fused(GpuModel *m, int B) {
     if (B > GEMV_MAX_ROWS) {                                 /* every row one token of the token path */
         forward_tokens(m, m->d_tok, m->d_rowid, m->d_pos, B, 0);
         k_rmsnorm(m->st, 0, -1, m->hidden, m->w.final_norm, m->xn, B, dim, c->norm_eps);
-        linear(m, P_LM_HEAD, -1, "lm_head", m->xn, B, dim, m->w.lm_head, c->vocab, m->logits, 0.f);
+        linear(m, P_LM_HEAD, -1, "lm_head", m->xn, B, dim, &m->w.lm_head, c->vocab, m->logits, 0.f);
         k_argmax(m->st, 0, m->logits, B, c->vocab, m->d_tok, m->d_pos, 1);
         return;
     }
@@ -166,26 +208,26 @@ static void step_fused(GpuModel *m, int B) {
     for (int l = 0; l < c->n_layers; l++) {
         const LayerWeights *L = &m->w.layer[l];
         if (!prologue) k_rmsnorm(m->st, pdl, l, m->hidden, L->attn_norm, m->xn, B, dim, c->norm_eps);
-        a.w = L->wqkv, a.N = (c->n_heads + 2 * c->n_kv_heads) * c->head_dim, a.K = dim;
+        a.N = (c->n_heads + 2 * c->n_kv_heads) * c->head_dim, a.K = dim;
         a.x = prologue ? m->hidden : m->xn, a.x_stride = dim, a.norm_w = prologue ? L->attn_norm : NULL;
         a.y = m->qkv, a.y_stride = qd, a.kc = m->kc + l * m->kv_layer, a.vc = m->vc + l * m->kv_layer;
-        k_gemv(m->st, pdl, P_QKV, l, EPI_QKV_ROPE, &a);
+        gemv(m, pdl, P_QKV, l, EPI_QKV_ROPE, &L->wqkv, &a);
         attention(m, pdl, l, m->qkv, qd, NULL, m->d_pos, B, 1, 0);
-        a.w = L->wo, a.N = dim, a.K = qd, a.x = m->attn, a.x_stride = qd, a.norm_w = NULL;
+        a.N = dim, a.K = qd, a.x = m->attn, a.x_stride = qd, a.norm_w = NULL;
         a.y = m->hidden, a.y_stride = dim;
-        k_gemv(m->st, pdl, P_O, l, EPI_RESIDUAL, &a);
+        gemv(m, pdl, P_O, l, EPI_RESIDUAL, &L->wo, &a);
         if (!prologue) k_rmsnorm(m->st, pdl, l, m->hidden, L->ffn_norm, m->xn, B, dim, c->norm_eps);
-        a.w = L->wgu, a.N = 2 * H, a.K = dim, a.x = prologue ? m->hidden : m->xn, a.x_stride = dim;
+        a.N = 2 * H, a.K = dim, a.x = prologue ? m->hidden : m->xn, a.x_stride = dim;
         a.norm_w = prologue ? L->ffn_norm : NULL, a.y = m->act, a.y_stride = H;
-        k_gemv(m->st, pdl, P_GATE_UP, l, EPI_SILU_MUL, &a);
-        a.w = L->wdown, a.N = dim, a.K = H, a.x = m->act, a.x_stride = H, a.norm_w = NULL;
+        gemv(m, pdl, P_GATE_UP, l, EPI_SILU_MUL, &L->wgu, &a);
+        a.N = dim, a.K = H, a.x = m->act, a.x_stride = H, a.norm_w = NULL;
         a.y = m->hidden, a.y_stride = dim;
-        k_gemv(m->st, pdl, P_DOWN, l, EPI_RESIDUAL, &a);
+        gemv(m, pdl, P_DOWN, l, EPI_RESIDUAL, &L->wdown, &a);
     }
     if (!prologue) k_rmsnorm(m->st, pdl, -1, m->hidden, m->w.final_norm, m->xn, B, dim, c->norm_eps);
-    a.w = m->w.lm_head, a.N = c->vocab, a.K = dim, a.x = prologue ? m->hidden : m->xn, a.x_stride = dim;
+    a.N = c->vocab, a.K = dim, a.x = prologue ? m->hidden : m->xn, a.x_stride = dim;
     a.norm_w = prologue ? m->w.final_norm : NULL, a.y = m->logits, a.y_stride = c->vocab;
-    k_gemv(m->st, pdl, P_LM_HEAD, -1, EPI_STORE, &a);
+    gemv(m, pdl, P_LM_HEAD, -1, EPI_STORE, &m->w.lm_head, &a);
     k_argmax(m->st, pdl, m->logits, B, c->vocab, m->d_tok, m->d_pos, 1);
 }
 
@@ -200,8 +242,10 @@ static cudaGraph_t capture(GpuModel *m, int eager, int B, StepCounts *k) {
     CUDA_CHECK(cudaStreamEndCapture(m->st, &g));
     k->kernels = (int)(g_launch.ops - saved.ops);
     k->gemms = (int)(g_launch.gemms - saved.gemms);
+    k->weight_bytes = g_launch.weight_bytes - saved.weight_bytes;
     /* nothing was launched from the host: keep the counters as they were (the tags go on) */
     g_launch.ops = saved.ops, g_launch.gemms = saved.gemms, g_launch.capturing = saved.capturing;
+    g_launch.weight_bytes = saved.weight_bytes;
     memcpy(g_launch.per_part, saved.per_part, sizeof saved.per_part);
     return g;
 }
@@ -287,7 +331,7 @@ void gpu_prefill_rows(GpuModel *m, const int *ids, const int *lens, int batch, f
                           m->xlast + (long long)r * c->dim, 1, c->dim, c->norm_eps);
             if (lh) {                                 /* the logits of every prompt position */
                 k_rmsnorm(m->st, 0, -1, m->hidden, m->w.final_norm, m->xn, n, c->dim, c->norm_eps);
-                linear(m, P_LM_HEAD, -1, "lm_head", m->xn, n, c->dim, m->w.lm_head, c->vocab, m->logits, 0.f);
+                linear(m, P_LM_HEAD, -1, "lm_head", m->xn, n, c->dim, &m->w.lm_head, c->vocab, m->logits, 0.f);
                 CUDA_CHECK(cudaMemcpyAsync(lh, m->logits, sizeof(half) * n * c->vocab, cudaMemcpyDeviceToHost, m->st));
                 CUDA_CHECK(cudaStreamSynchronize(m->st));
                 for (long long i = 0; i < (long long)n * c->vocab; i++)
@@ -296,10 +340,10 @@ void gpu_prefill_rows(GpuModel *m, const int *ids, const int *lens, int batch, f
         }
     for (int r0 = 0; r0 < batch; r0 += GEMV_MAX_ROWS) {  /* lm_head of the last tokens: the batch-invariant GEMV */
         GemvArgs a = {};
-        a.w = m->w.lm_head, a.N = c->vocab, a.K = c->dim, a.x = m->xlast + (long long)r0 * c->dim, a.x_stride = c->dim;
+        a.N = c->vocab, a.K = c->dim, a.x = m->xlast + (long long)r0 * c->dim, a.x_stride = c->dim;
         a.B = batch - r0 < GEMV_MAX_ROWS ? batch - r0 : GEMV_MAX_ROWS;
         a.y = m->logits + (long long)r0 * c->vocab, a.y_stride = c->vocab;
-        k_gemv(m->st, 0, P_LM_HEAD, -1, EPI_STORE, &a);
+        gemv(m, 0, P_LM_HEAD, -1, EPI_STORE, &m->w.lm_head, &a);
     }
     k_argmax(m->st, 0, m->logits, batch, c->vocab, m->d_tok, NULL, 0);
     m->batch = batch;
@@ -319,6 +363,15 @@ void gpu_last_tokens(GpuModel *m, int *tokens) {
     CUDA_CHECK(cudaMemcpyAsync(m->h_tok, m->d_tok, sizeof(int) * m->batch, cudaMemcpyDeviceToHost, m->st));
     CUDA_CHECK(cudaStreamSynchronize(m->st));
     memcpy(tokens, m->h_tok, sizeof(int) * m->batch);
+}
+
+void gpu_last_logits(GpuModel *m, float *logits) {
+    const long long n = (long long)m->batch * m->c.vocab;
+    uint16_t *h = (uint16_t *)xmalloc(sizeof(uint16_t) * n);
+    CUDA_CHECK(cudaMemcpyAsync(h, m->logits, sizeof(uint16_t) * n, cudaMemcpyDeviceToHost, m->st));
+    CUDA_CHECK(cudaStreamSynchronize(m->st));
+    for (long long i = 0; i < n; i++) logits[i] = half_to_float(h[i]);
+    free(h);
 }
 
 GenTiming gpu_generate(GpuModel *m, const int *ids, int n, int batch, int n_new, Mode mode, int *out,
@@ -371,6 +424,8 @@ GpuModel *gpu_model_open(const GpuModelOpts *o) {
     else config_tinyllama(c);
     m->max_batch = o->max_batch > 0 ? o->max_batch : 1;
     m->max_seq = o->max_seq > 0 ? o->max_seq : c->max_seq;
+    m->quant = o->quant;
+    if (m->quant < 0 || m->quant >= QUANT_COUNT) die("gpu_model_open: quant %d is not fp16, int8 or int8_unfused", (int)m->quant);
     if (m->max_batch > 64) die("max_batch %d: this kit captures graphs for at most 64 rows", m->max_batch);
     if (!attn_supported(c->n_heads, c->n_kv_heads, c->head_dim))
         die("config: %d heads / %d kv heads of head_dim %d are not supported (head_dim 16/32/64/128, at most 8 "
@@ -392,12 +447,16 @@ GpuModel *gpu_model_open(const GpuModelOpts *o) {
     double scratch = (double)T * (3 * c->dim + qkvd + qd + 3 * H + c->vocab) * sizeof(half) + gemv_floats * 4.0 + 64e6;
     size_t free_b, total_b;
     gpu_mem_info(&free_b, &total_b);
-    double need = model_weight_bytes_fp16(c) + kv_bytes + scratch;
+    /* int8: the fp16 and the int8 weights side by side while it quantizes, and the fp16
+     * scratch a dequantized layer goes to (the widest, lm_head's) */
+    const long long wscratch = m->quant != QUANT_FP16 ? (long long)widest * c->dim : 0;
+    const double weights = model_weight_bytes_fp16(c) + (wscratch ? int8_weight_bytes(c) + 2.0 * wscratch : 0);
+    double need = weights + kv_bytes + scratch;
     if (need > (double)free_b)
-        die("the model needs %.2f GB on the GPU (weights %.2f GB + KV cache %.2f GB for %d rows x %d positions + "
+        die("the model needs %.2f GB on the GPU (weights %.2f GB%s + KV cache %.2f GB for %d rows x %d positions + "
             "scratch %.2f GB) but only %.2f GB of %.2f GB are free; use fewer rows or positions, or a larger GPU",
-            need / 1e9, model_weight_bytes_fp16(c) / 1e9, kv_bytes / 1e9, m->max_batch, m->max_seq,
-            scratch / 1e9, free_b / 1e9, total_b / 1e9);
+            need / 1e9, weights / 1e9, wscratch ? ", fp16 and int8 while it quantizes" : "", kv_bytes / 1e9,
+            m->max_batch, m->max_seq, scratch / 1e9, free_b / 1e9, total_b / 1e9);
 
     CUDA_CHECK(cudaStreamCreateWithFlags(&m->st, cudaStreamNonBlocking));
     CUBLAS_CHECK(cublasCreate(&m->cb));
@@ -406,6 +465,10 @@ GpuModel *gpu_model_open(const GpuModelOpts *o) {
     CUBLAS_CHECK(cublasSetWorkspace(m->cb, m->cublas_ws, 32 << 20));
 
     gpu_weights_load(&m->w, c, o->model_dir, o->seed, m->st, o->quiet);
+    if (wscratch) {
+        gpu_weights_quantize(&m->w, c, m->st, o->quiet);
+        m->wscratch = (half *)dalloc(sizeof(half) * wscratch);
+    }
 
     m->kc = (half *)dalloc(kv_bytes / 2);
     m->vc = (half *)dalloc(kv_bytes / 2);
@@ -460,7 +523,7 @@ void gpu_model_free(GpuModel *m) {
     void *bufs[] = {m->kc, m->vc, m->cos_t, m->sin_t, m->d_tok, m->d_pos, m->hidden, m->xn, m->tmp, m->xlast,
                     m->qkv, m->attn, m->gu, m->act, m->logits, m->sq, m->rs, m->part, m->counter, m->gemv_part,
                     m->gemv_counter, m->d_ids,
-                    m->d_row, m->d_tpos, m->d_rowid, m->cublas_ws};
+                    m->d_row, m->d_tpos, m->d_rowid, m->cublas_ws, m->wscratch};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) CUDA_CHECK(cudaFree(bufs[i]));
     CUDA_CHECK(cudaFreeHost(m->h_tok));
     gpu_weights_free(&m->w);
@@ -473,6 +536,7 @@ void gpu_model_free(GpuModel *m) {
 const Config *gpu_model_config(const GpuModel *m) { return &m->c; }
 double gpu_model_load_ms(const GpuModel *m) { return m->w.load_ms; }
 long long gpu_model_weight_bytes(const GpuModel *m) { return m->w.bytes; }
+Quant gpu_model_quant(const GpuModel *m) { return m->quant; }
 const char *gpu_model_disk_dtype(const GpuModel *m) { return m->w.disk_dtype; }
 cudaStream_t gpu_model_stream(const GpuModel *m) { return m->st; }
 unsigned long long gpu_model_checksum(GpuModel *m) { return gpu_weights_checksum(&m->w, m->st); }

@@ -15,6 +15,20 @@ typedef enum { MODE_EAGER, MODE_FUSED, MODE_GRAPH, MODE_GRAPH_EAGER, MODE_COUNT 
 const char *mode_name(Mode m);          /* "eager", "fused", "graph", "graph_eager" */
 int mode_from_name(const char *s);      /* -1 if unknown */
 
+/* The weights and how the linear layers read them:
+ *   fp16          as loaded (bf16/fp32 on disk -> fp16 on the GPU)
+ *   int8          int8 weight-only: every linear layer (lm_head too) quantized on the GPU at load,
+ *                 a scale per output row; embeddings and norms stay fp16. The fused and graph
+ *                 modes' GEMV reads the int8 weights itself (half the bytes). The eager modes, like
+ *                 PyTorch eager, have no int8 matmul: they dequantize each layer first, as below
+ *   int8_unfused  the same int8 weights, but every linear layer first written back to fp16 into a
+ *                 scratch buffer (dequantize_int8) that the fp16 GEMV or GEMM then reads: 1 byte
+ *                 read, 2 written, 2 read again per weight, where fp16 reads 2
+ * The prefill dequantizes each layer for cuBLAS under both int8 choices. */
+typedef enum { QUANT_FP16, QUANT_INT8, QUANT_INT8_UNFUSED, QUANT_COUNT } Quant;
+const char *quant_name(Quant q);        /* "fp16", "int8", "int8_unfused" */
+int quant_from_name(const char *s);     /* -1 if unknown */
+
 typedef struct GpuModel GpuModel;
 
 typedef struct {
@@ -24,16 +38,18 @@ typedef struct {
     int max_seq;            /* KV cache length (default: config max_seq) */
     int quiet;              /* 0: print the load line (bytes, GB/s, dtype on disk -> fp16) */
     const Config *config;   /* synthetic weights of this shape instead of TinyLlama's (tests) */
+    Quant quant;            /* default fp16 */
 } GpuModelOpts;
 
 GpuModel *gpu_model_open(const GpuModelOpts *o);
 void gpu_model_free(GpuModel *m);
 const Config *gpu_model_config(const GpuModel *m);
 double gpu_model_load_ms(const GpuModel *m);        /* disk -> GPU (or synthetic fill) */
-long long gpu_model_weight_bytes(const GpuModel *m);/* fp16 bytes on the GPU */
+long long gpu_model_weight_bytes(const GpuModel *m);/* the weights' bytes on the GPU: fp16, or int8_weight_bytes */
+Quant gpu_model_quant(const GpuModel *m);
 const char *gpu_model_disk_dtype(const GpuModel *m);/* "bf16", "fp16", "fp32", "synthetic" */
 cudaStream_t gpu_model_stream(const GpuModel *m);
-/* An order-free hash of every fp16 weight on the GPU: equal weights, equal checksum. */
+/* An order-free hash of every weight on the GPU: equal weights, equal checksum. */
 unsigned long long gpu_model_checksum(GpuModel *m);
 
 /* Prefill `n` prompt tokens into every batch row (rows restart at position 0) and
@@ -49,10 +65,15 @@ void gpu_prefill_rows(GpuModel *m, const int *ids, const int *lens, int batch, f
 void gpu_decode_step(GpuModel *m, Mode mode);
 /* Copies the newest token of each row to the host (synchronizes). */
 void gpu_last_tokens(GpuModel *m, int *tokens);
+/* Copies the logits that chose them to the host, batch x vocab floats (synchronizes): the
+ * last decode step's, or after a prefill its last token's. */
+void gpu_last_logits(GpuModel *m, float *logits);
 
 /* Kernels and linear-layer launches of one decode step in a mode (counted by the launch
- * path; for graph modes, the kernels inside the graph and 1 host launch). */
-typedef struct { int kernels, gemms, host_launches; } StepCounts;
+ * path; for graph modes, the kernels inside the graph and 1 host launch), and the bytes of
+ * weights its linear layers read (and, unfused int8, its dequantize kernels write), as
+ * launched: each kernel's N x K x bytes per weight (+ 4 per row's scale). */
+typedef struct { int kernels, gemms, host_launches; long long weight_bytes; } StepCounts;
 StepCounts gpu_step_counts(GpuModel *m, Mode mode);
 
 /* generate: prefill + n_new-1 decode steps, greedy; out[batch x n_new]. Times TTFT (start

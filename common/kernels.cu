@@ -30,6 +30,51 @@ void k_convert(cudaStream_t s, half *dst, const void *src, long long n, int src_
     LAUNCH(P_OTHER, -1, "convert_to_fp16", convert_to_fp16, grid_for(n, 256), 256, 0, s, dst, src, n, src_is_f32);
 }
 
+/* int8 weight-only (DESIGN.md): one block per output row; the row's max |w| (a max: exact in
+ * any order), its scale, and q = w / scale rounded half to even, by the functions the CPU
+ * reference calls (model.h), so the two agree bit for bit. */
+__global__ void quantize_int8(const half *w, int8_t *q, float *scale, int cols) {
+    const half *row = w + (long long)blockIdx.x * cols;
+    __shared__ float red[32];
+    float m = 0.f;
+    for (int k = threadIdx.x; k < cols; k += blockDim.x) m = fmaxf(m, fabsf(f32(row[k])));
+    for (int o = 16; o > 0; o >>= 1) m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, o));
+    if ((threadIdx.x & 31) == 0) red[threadIdx.x >> 5] = m;
+    __syncthreads();
+    m = 0.f;
+    for (int i = 0; i < (int)(blockDim.x >> 5); i++) m = fmaxf(m, red[i]);
+    const float s = int8_scale(m);
+    if (threadIdx.x == 0) scale[blockIdx.x] = s;
+    for (int k = threadIdx.x; k < cols; k += blockDim.x) q[(long long)blockIdx.x * cols + k] = (int8_t)int8_round(f32(row[k]), s);
+}
+void k_quantize_int8(cudaStream_t s, const half *w, int8_t *q, float *scale, int rows, int cols) {
+    LAUNCH(P_OTHER, -1, "quantize_int8", quantize_int8, rows, 256, 0, s, w, q, scale, cols);
+}
+
+/* The unfused int8 path: a layer's weights back to fp16 in a scratch buffer, f16(q x scale),
+ * 8 a thread (cols % 8 = 0). It reads 1 byte a weight and writes 2, and the fp16 GEMV or GEMM
+ * after it reads those 2 again: 5 bytes a weight where fp16 alone reads 2. It waits for the
+ * kernel before (PDL) before it writes: that one may still be reading the scratch. */
+__global__ void dequantize_int8(const int8_t *q, const float *scale, half *w, long long n8, int cols8) {
+    pdl_wait();
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n8; i += (long long)gridDim.x * blockDim.x) {
+        const int2 v = ((const int2 *)q)[i];
+        const float s = scale[i / cols8];
+        const int8_t *b = (const int8_t *)&v;
+        int4 out;
+        half *h = (half *)&out;
+#pragma unroll
+        for (int j = 0; j < 8; j++) h[j] = f16(b[j] * s);
+        ((int4 *)w)[i] = out;
+    }
+}
+void k_dequantize_int8(cudaStream_t s, int pdl, int layer, const int8_t *q, const float *scale, half *w, int rows,
+                       int cols) {
+    const long long n8 = (long long)rows * cols / 8;
+    g_launch.weight_bytes += (long long)rows * cols * 3 + 4LL * rows;    /* int8 and scales read, fp16 written */
+    LAUNCH_PDL(pdl, P_DEQUANT, layer, "dequantize_int8", dequantize_int8, grid_for(n8, 256), 256, 0, s, q, scale, w, n8, cols / 8);
+}
+
 __global__ void weights_checksum(const half *w, long long n, unsigned long long *sum) {
     unsigned long long acc = 0;
     const uint16_t *b = (const uint16_t *)w;

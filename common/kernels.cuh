@@ -42,6 +42,11 @@
 void k_synth_fill(cudaStream_t s, half *dst, long long n, uint64_t seed, int tensor_index, int is_norm);
 void k_convert(cudaStream_t s, half *dst, const void *src, long long n, int src_is_f32);  /* bf16/f32 -> fp16 */
 void k_checksum(cudaStream_t s, const half *w, long long n, unsigned long long *sum);  /* order-free hash */
+/* int8 weight-only: w [rows][cols] -> q (int8) and scale[rows] (fp32), as model.h defines it */
+void k_quantize_int8(cudaStream_t s, const half *w, int8_t *q, float *scale, int rows, int cols);
+/* and back, into fp16 w = q x scale (the unfused path; cols % 8 = 0) */
+void k_dequantize_int8(cudaStream_t s, int pdl, int layer, const int8_t *q, const float *scale, half *w, int rows,
+                       int cols);
 /* cos/sin of every position x frequency, rounded to fp16 like HF's rotary embedding */
 void k_rope_table(cudaStream_t s, half *cos_t, half *sin_t, int max_seq, int head_dim, float theta);
 
@@ -88,7 +93,7 @@ enum { ATTN_MAX_SPLITS = 8 };
 int attn_supported(int nh, int nkv, int hd);    /* head_dim 16/32/64/128, <= 8 q heads per kv head */
 
 /* ---- decode GEMV for up to 32 rows on tensor cores (kernels_gemv.cu): y = W x ----
- * W [N][K] fp16 is read once for all B rows. With norm_w (B <= GEMV_NORM_ROWS) x is
+ * W [N][K] fp16 (or int8 with a scale per row) is read once for all B rows. With norm_w (B <= GEMV_NORM_ROWS) x is
  * RMS-normalised on the way in; the epilogue decides where the rows go. Each row's result is
  * bit for bit the same whatever B is (batch-invariant). */
 enum { EPI_STORE, EPI_RESIDUAL, EPI_SILU_MUL, EPI_QKV_ROPE };
@@ -105,6 +110,8 @@ typedef struct {
                                  * floats and (N + 15) / 16 counters, zeroed once; NULL: streaming */
     int stream;     /* 1: the register-streaming kernel, whatever else could run (the tests compare) */
     int tile8;      /* set by k_gemv: the tile height (8 or 16 rows) it chose */
+    const int8_t *w8; const float *scale;   /* int8 weights instead of w (NULL), one fp32 scale per row:
+                                             * y[r] = scale[r] x sum_k w8[r][k] x[k] (before the epilogue) */
 } GemvArgs;
 enum { GEMV_MAX_ROWS = 32, GEMV_NORM_ROWS = 8 };
 void k_gemv(cudaStream_t s, int pdl, Part part, int layer, int epi, const GemvArgs *a);

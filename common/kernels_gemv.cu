@@ -31,8 +31,15 @@
  *                           v straight into the KV cache
  *             EPI_SILU_MUL  tile rows gate i and up i: silu(gate) * up
  *             EPI_RESIDUAL  h += y (o_proj, down_proj)
- *             EPI_STORE     y (lm_head) */
+ *             EPI_STORE     y (lm_head)
+ * int8 weights (GemvArgs.w8, one fp32 scale per row): every kernel reads them the same way
+ * with a weight type WT of int8_t instead of half (see Frag, to_half8): a lane loads the same
+ * 8 consecutive k of a row as 8 bytes instead of 16 and turns them into fp16 in registers;
+ * the tensor cores then do what they do for fp16 (q x x is exact: q has 7 bits, and the sums
+ * are fp32), and the row's scale multiplies the sum before the epilogue. Half the weight bytes
+ * for the same instructions, plus the conversion. */
 #include <stdint.h>
+#include <type_traits>
 #include "kernels.cuh"
 #include "gpu.h"
 #include "launch.h"
@@ -55,8 +62,59 @@ __device__ __forceinline__ void mma_chunk(float (&c)[4], int4 w0, int4 w1, int4 
     mma16816(c, w0.z, w1.z, w0.w, w1.w, x.z, x.w);
 }
 
+/* The weight type WT: half, or int8_t with a scale per row. A lane's 8 weights of a row at
+ * one chunk arrive as one fragment, 16 bytes of fp16 or 8 of int8; int8 keeps PER = 2 times
+ * the fragments in flight wherever fp16 keeps some, so the bytes in flight and the registers
+ * that hold them stay the same. */
+template <typename WT> using Frag = typename std::conditional<sizeof(WT) == sizeof(half), int4, int2>::type;
+template <typename WT> constexpr int PER = (int)(sizeof(half) / sizeof(WT));
+template <typename WT> constexpr bool INT8 = PER<WT> > 1;
+template <typename WT> __device__ __forceinline__ const WT *weights(const GemvArgs &a) {
+    if constexpr (!INT8<WT>) return a.w;
+    else return a.w8;
+}
+
+/* a fragment of zeros (rows past N, k past K): zero weights, fp16 or int8 */
+template <typename WT> __device__ __forceinline__ Frag<WT> zero_frag() {
+    if constexpr (!INT8<WT>) return make_int4(0, 0, 0, 0);
+    else return make_int2(0, 0);
+}
+
 /* weights are streamed once per step: keep them out of L1 */
-__device__ __forceinline__ int4 load_stream(const half *p) { return __ldcs((const int4 *)p); }
+template <typename WT> __device__ __forceinline__ Frag<WT> load_stream(const WT *p) { return __ldcs((const Frag<WT> *)p); }
+
+/* A fragment as the 8 fp16 values the mma takes: fp16 as it is; int8 exactly, without an
+ * int-to-float conversion: byte b, its sign bit flipped (b + 128 as an unsigned byte), becomes
+ * the low byte of the fp16 0x64XX = 1024 + (b + 128), and subtracting 1152 leaves b. Per 4
+ * weights: one xor, two byte permutes, two fp16x2 subtractions, all exact. */
+__device__ __forceinline__ int4 to_half8(int4 w) { return w; }
+__device__ __forceinline__ int i8x2_to_h2(uint32_t u, uint32_t sel) {
+    uint32_t h = __byte_perm(u, 0x64646464u, sel);      /* bytes u.lo, 0x64, u.hi, 0x64 */
+    asm("sub.f16x2 %0, %0, %1;" : "+r"(h) : "r"(0x64806480u));
+    return (int)h;
+}
+__device__ __forceinline__ int4 to_half8(int2 q) {
+    const uint32_t lo = (uint32_t)q.x ^ 0x80808080u, hi = (uint32_t)q.y ^ 0x80808080u;
+    return make_int4(i8x2_to_h2(lo, 0x4140), i8x2_to_h2(lo, 0x4342), i8x2_to_h2(hi, 0x4140), i8x2_to_h2(hi, 0x4342));
+}
+
+/* The scales of a lane's two rows r0, r1 (int8), read with the rows' weights (they do not
+ * depend on the kernel before) and applied to each warp's sums before they are added up, so
+ * every kernel adds the same scaled sums in the same order. fp16 has none, and its kernels do
+ * not even call the int8 code (if constexpr (INT8<WT>)): a call to an empty function was
+ * enough to change their registers, and their code stays as it was, instruction for
+ * instruction. */
+template <typename WT> struct RowScales {};
+template <> struct RowScales<int8_t> {
+    float s0, s1;
+    __device__ __forceinline__ void read(const GemvArgs &a, int r0, int r1, bool ok0, bool ok1) {
+        s0 = ok0 ? a.scale[r0] : 0.f, s1 = ok1 ? a.scale[r1] : 0.f;
+    }
+    template <int NT> __device__ __forceinline__ void apply(float (&c)[NT][4]) const {
+#pragma unroll
+        for (int nt = 0; nt < NT; nt++) c[nt][0] *= s0, c[nt][1] *= s0, c[nt][2] *= s1, c[nt][3] *= s1;
+    }
+};
 
 /* the weight row of a tile's fragment row (h = 0: rows g, h = 1: rows g + 8) */
 template <int EPI>
@@ -222,26 +280,29 @@ __device__ __forceinline__ void tile_finish(const GemvArgs &a, float (&c)[NT][4]
  * (the grid is what stays resident); each warp keeps GEMV_UNROLL 16-byte loads of its two
  * rows in flight, and issues the next tile's first loads before it reduces the current one,
  * so the weight stream does not stop at every tile's reduction. */
-template <int NT, int EPI>
+template <int NT, int EPI, typename WT>
 __device__ __forceinline__ void gemv_tiles(const GemvArgs &a) {
     __shared__ float red[GEMV_WARPS][NT * 4][32];
     __shared__ float rs[GEMV_NORM_ROWS];
     const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
     const int nch = (a.K + CHUNK - 1) / CHUNK, ntiles = a.tile8 ? (a.N + 7) / 8 : (a.N + 15) / 16;
+    constexpr int U = GEMV_UNROLL * PER<WT>;
     int tile = blockIdx.x, r0, r1;
     bool ok0, ok1;
-    const half *w0, *w1;
+    RowScales<WT> sc;
+    const WT *w0, *w1;
     auto set_tile = [&](int tl) {
         r0 = tile_row<EPI>(a, tl, 0, g), r1 = tile_row<EPI>(a, tl, 1, g);
         ok0 = r0 < a.N, ok1 = r1 < a.N;
-        w0 = a.w + (long long)(ok0 ? r0 : 0) * a.K, w1 = a.w + (long long)(ok1 ? r1 : 0) * a.K;
+        w0 = weights<WT>(a) + (long long)(ok0 ? r0 : 0) * a.K, w1 = weights<WT>(a) + (long long)(ok1 ? r1 : 0) * a.K;
+        if constexpr (INT8<WT>) sc.read(a, r0, r1, ok0, ok1);
     };
-    int4 wa[GEMV_UNROLL], wb[GEMV_UNROLL];
+    Frag<WT> wa[U], wb[U];
     auto load = [&](int c0) {
 #pragma unroll
-        for (int u = 0; u < GEMV_UNROLL; u++) {
+        for (int u = 0; u < U; u++) {
             const int k = (c0 + u * GEMV_WARPS) * CHUNK + 8 * t;
-            wa[u] = wb[u] = make_int4(0, 0, 0, 0);
+            wa[u] = wb[u] = zero_frag<WT>();
             if (k < a.K) {
                 if (ok0) wa[u] = load_stream(w0 + k);
                 if (ok1) wb[u] = load_stream(w1 + k);
@@ -257,21 +318,23 @@ __device__ __forceinline__ void gemv_tiles(const GemvArgs &a) {
     x_rows<NT>(a, rs, g, xrow, xr);
     for (;;) {
         float c[NT][4] = {};
-        for (int c0 = warp; c0 < nch; c0 += GEMV_WARPS * GEMV_UNROLL) {
+        for (int c0 = warp; c0 < nch; c0 += GEMV_WARPS * U) {
             if (c0 != warp) load(c0);
 #pragma unroll
-            for (int u = 0; u < GEMV_UNROLL; u++) {
+            for (int u = 0; u < U; u++) {
                 const int ch = c0 + u * GEMV_WARPS;
                 if (ch >= nch) break;                              /* the same for the whole warp */
-                chunk_mma<NT>(c, wa[u], wb[u], xrow, xr, a.norm_w, ch * CHUNK + 8 * t, a.K);
+                chunk_mma<NT>(c, to_half8(wa[u]), to_half8(wb[u]), xrow, xr, a.norm_w, ch * CHUNK + 8 * t, a.K);
             }
         }
         const int cr0 = r0, cr1 = r1;
+        const RowScales<WT> csc = sc;   /* this tile's, while sc takes the next one's */
         const bool cok0 = ok0, cok1 = ok1, more = (tile += gridDim.x) < ntiles;
         if (more) {                     /* the next tile's first loads fly during the reduction */
             set_tile(tile);
             load(warp);
         }
+        if constexpr (INT8<WT>) csc.apply(c);
         tile_finish<NT, EPI>(a, c, red, cr0, cr1, cok0, cok1);
         if (!more) break;
     }
@@ -300,24 +363,26 @@ static int split_smem_bytes(int nt, int K) {
 }
 /* its blocks: every chain (8) of every 8 16-row tiles */
 static int split_blocks(int N) { return ((N + 15) / 16 + GEMV_WARPS - 1) / GEMV_WARPS * GEMV_WARPS; }
-template <int NT, int EPI>
+template <int NT, int EPI, typename WT>
 __device__ __forceinline__ void gemv_split_tiles(const GemvArgs &a) {
     extern __shared__ __align__(128) unsigned char dyn_smem[];
     half *xs = (half *)dyn_smem;        /* this chain's columns of x: [chunk i][row][32] */
-    constexpr int R = NT * 8, D = GEMV_SPLIT_DEPTH;
+    constexpr int R = NT * 8, D = GEMV_SPLIT_DEPTH * PER<WT>;
     const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
     const int nch = (a.K + CHUNK - 1) / CHUNK, w = blockIdx.x % GEMV_WARPS;
     const int nw = (nch - w + GEMV_WARPS - 1) / GEMV_WARPS;          /* chunks in the chain (K >= 256: >= 1) */
     const int tile = blockIdx.x / GEMV_WARPS * GEMV_WARPS + warp;
     const int r0 = tile_row<EPI>(a, tile, 0, g), r1 = tile_row<EPI>(a, tile, 1, g);
     const bool live = tile < (a.N + 15) / 16;
-    int4 wa[D], wb[D];
+    RowScales<WT> sc;
+    if constexpr (INT8<WT>) sc.read(a, r0, r1, r0 < a.N, r1 < a.N);
+    Frag<WT> wa[D], wb[D];
     auto load = [&](int d, int i) {     /* chunk i of the chain into slot d */
         const int k = (w + i * GEMV_WARPS) * CHUNK + 8 * t;
-        wa[d] = wb[d] = make_int4(0, 0, 0, 0);
+        wa[d] = wb[d] = zero_frag<WT>();
         if (live && i < nw && k < a.K) {
-            if (r0 < a.N) wa[d] = load_stream(a.w + (long long)r0 * a.K + k);
-            if (r1 < a.N) wb[d] = load_stream(a.w + (long long)r1 * a.K + k);
+            if (r0 < a.N) wa[d] = load_stream(weights<WT>(a) + (long long)r0 * a.K + k);
+            if (r1 < a.N) wb[d] = load_stream(weights<WT>(a) + (long long)r1 * a.K + k);
         }
     };
 #pragma unroll
@@ -337,17 +402,20 @@ __device__ __forceinline__ void gemv_split_tiles(const GemvArgs &a) {
         for (int d = 0; d < D; d++) {
             const int i = i0 + d, k = (w + i * GEMV_WARPS) * CHUNK + 8 * t;
             if (i >= nw) break;                                    /* the same for the whole warp */
+            const int4 w0 = to_half8(wa[d]), w1 = to_half8(wb[d]);
 #pragma unroll
             for (int nt = 0; nt < NT; nt++) {
                 int4 xv = make_int4(0, 0, 0, 0);
                 if (k < a.K) xv = *(const int4 *)(xs + ((i * R + nt * 8 + g) * CHUNK + 8 * t));
-                mma_chunk(c[nt], wa[d], wb[d], xv);
+                mma_chunk(c[nt], w0, w1, xv);
             }
             if (i + D < nw) load(d, i + D);
         }
     }
-    /* the chain's sums to a.part; the warp that counts the tile's eighth chain adds all eight
-     * in the streaming kernel's order (0, 1, ... 7) and runs the epilogue */
+    /* the chain's sums, scaled (int8) like each warp's in the streaming kernel, to a.part; the
+     * warp that counts the tile's eighth chain adds all eight in the streaming kernel's order
+     * (0, 1, ... 7) and runs the epilogue */
+    if constexpr (INT8<WT>) sc.apply(c);
     float *part = a.part + (long long)tile * GEMV_WARPS * NT * 4 * 32;
 #pragma unroll
     for (int nt = 0; nt < NT; nt++)
@@ -376,7 +444,7 @@ __device__ __forceinline__ void gemv_split_tiles(const GemvArgs &a) {
 
 /* The bulk-copy GEMV (sm_90), for a few rows of x (B x K x 2 bytes <= BULK_X_BYTES: every
  * decode GEMV at batch 1). Its ninth warp only loads: lane r hands the copy engine
- * (cp.async.bulk) row r of the tile, BULK_K columns (2 KB) at a time, into a ring of RING
+ * (cp.async.bulk) row r of the tile, Bulk::K columns (2 KB) at a time, into a ring of RING
  * shared-memory stages that complete on mbarriers. With the full ring (GEMV_STAGES, one block
  * per SM) it keeps GEMV_INFLIGHT stages (64 KB) in flight from the kernel's first instruction
  * (before it waits for the kernel it depends on), and the ring's other slots hold stages that
@@ -387,7 +455,8 @@ __device__ __forceinline__ void gemv_split_tiles(const GemvArgs &a) {
  * 16-byte fragments from the ring in the same order, with the same arithmetic, as the
  * streaming kernel takes them from registers, so a row comes out bit for bit the same.
  * The copy engine pays per copy: rows copied 512 B at a time streamed at 1.3 TB/s, 1 KB at
- * 2.4, 2 KB at 3.9 (lm_head; tests/gpu/PERF_LOG.md v14). */
+ * 2.4, 2 KB at 3.9 (lm_head; tests/gpu/PERF_LOG.md v14). So an int8 stage holds 2 KB of each
+ * row too, twice the columns: the same copies and ring, twice the products per stage. */
 #ifndef GEMV_STAGES
 #define GEMV_STAGES 4
 #endif
@@ -397,11 +466,18 @@ __device__ __forceinline__ void gemv_split_tiles(const GemvArgs &a) {
 #ifndef GEMV_BULK_K
 #define GEMV_BULK_K 1024
 #endif
-enum { BULK_K = GEMV_BULK_K, BULK_ROW = BULK_K + 32,   /* a row of a stage, 64 bytes of padding: rows g and g+1 in other banks */
-       BULK_STAGE = 16 * BULK_ROW, BULK_THREADS = GEMV_THREADS + 32, BULK_X_BYTES = 16384 };
+enum { BULK_THREADS = GEMV_THREADS + 32, BULK_X_BYTES = 16384 };
+/* A stage of the ring, in weights: 16 rows of K columns (fp16 1024, int8 2048: 2 KB of each
+ * row), a row ROW apart, padded by the 4 fragments a row's quad of lanes reads at once (64 or
+ * 32 bytes), so that those of rows g and g + 1 fall in other banks */
+template <typename WT> struct Bulk {
+    static constexpr int K = GEMV_BULK_K * PER<WT>;
+    static constexpr int ROW = K + 4 * (int)(sizeof(Frag<WT>) / sizeof(WT));
+    static constexpr int STAGE = 16 * ROW;
+};
 /* the bulk kernel's dynamic shared memory: a ring of `ring` stages and their barriers, then x of xbytes */
-static int bulk_smem_bytes(int ring, int xbytes) {
-    return ring * (BULK_STAGE * (int)sizeof(half) + 2 * (int)sizeof(uint64_t)) + xbytes;
+template <typename WT> static int bulk_smem_bytes(int ring, int xbytes) {
+    return ring * (Bulk<WT>::STAGE * (int)sizeof(WT) + 2 * (int)sizeof(uint64_t)) + xbytes;
 }
 
 __device__ __forceinline__ uint32_t smem_addr(const void *p) { return (uint32_t)__cvta_generic_to_shared(p); }
@@ -416,17 +492,18 @@ __device__ __forceinline__ void mbar_wait(uint64_t *b, int parity) {
                  ::"r"(smem_addr(b)), "r"(parity) : "memory");
 }
 
-template <int EPI, int RING>
+template <int EPI, int RING, typename WT>
 __device__ __forceinline__ void gemv_bulk_tiles(const GemvArgs &a) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    using B = Bulk<WT>;
     extern __shared__ __align__(128) unsigned char dyn_smem[];
-    half *ring = (half *)dyn_smem;
-    uint64_t *full = (uint64_t *)(ring + RING * BULK_STAGE), *empty = full + RING;
+    WT *ring = (WT *)dyn_smem;
+    uint64_t *full = (uint64_t *)(ring + RING * B::STAGE), *empty = full + RING;
     half *xs = (half *)(empty + RING);  /* x [B][K], normalised */
     __shared__ float red[GEMV_WARPS][4][32];
     __shared__ float rs[GEMV_NORM_ROWS];
     const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
-    const int ntiles = (a.N + 15) / 16, nks = (a.K + BULK_K - 1) / BULK_K;
+    const int ntiles = (a.N + 15) / 16, nks = (a.K + B::K - 1) / B::K;
     const int stages = ((ntiles - 1 - (int)blockIdx.x) / (int)gridDim.x + 1) * nks;   /* the grid is <= ntiles */
     if (threadIdx.x == 0) {
         for (int s = 0; s < RING; s++) mbar_init(&full[s], 1), mbar_init(&empty[s], GEMV_WARPS);
@@ -435,12 +512,12 @@ __device__ __forceinline__ void gemv_bulk_tiles(const GemvArgs &a) {
     __syncthreads();
     uint64_t policy;                    /* weights are read once a step: first out of L2 */
     asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
-    /* stage i of this block, by the whole loading warp: columns (i % nks) * BULK_K of its
+    /* stage i of this block, by the whole loading warp: columns (i % nks) * B::K of its
      * (i / nks)-th tile, lane r < 16 copying row r (rows past N are not copied) */
     auto load_stage = [&](int i) {
-        const int slot = i % RING, k0 = i % nks * BULK_K;
+        const int slot = i % RING, k0 = i % nks * B::K;
         const int n = lane < 16 ? tile_row<EPI>(a, blockIdx.x + i / nks * gridDim.x, lane >> 3, lane & 7) : a.N;
-        const uint32_t bytes = min(BULK_K, a.K - k0) * (uint32_t)sizeof(half);
+        const uint32_t bytes = min(B::K, a.K - k0) * (uint32_t)sizeof(WT);
         const int rows = __popc(__ballot_sync(0xffffffffu, n < a.N));
         if (i >= RING) mbar_wait(&empty[slot], (i / RING + 1) & 1);
         if (lane == 0)
@@ -450,7 +527,7 @@ __device__ __forceinline__ void gemv_bulk_tiles(const GemvArgs &a) {
         if (n < a.N)
             asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.L2::cache_hint"
                          " [%0], [%1], %2, [%3], %4;"
-                         ::"r"(smem_addr(ring + slot * BULK_STAGE + lane * BULK_ROW)), "l"(a.w + (long long)n * a.K + k0),
+                         ::"r"(smem_addr(ring + slot * B::STAGE + lane * B::ROW)), "l"(weights<WT>(a) + (long long)n * a.K + k0),
                          "r"(bytes), "r"(smem_addr(&full[slot])), "l"(policy) : "memory");
     };
     /* stages in flight: a short ring asks for its whole tile at once */
@@ -483,25 +560,28 @@ __device__ __forceinline__ void gemv_bulk_tiles(const GemvArgs &a) {
     for (int i = 0; i < stages;) {
         const int tile = blockIdx.x + i / nks * gridDim.x;
         const int r0 = tile_row<EPI>(a, tile, 0, g), r1 = tile_row<EPI>(a, tile, 1, g);
+        RowScales<WT> sc;
+        if constexpr (INT8<WT>) sc.read(a, r0, r1, r0 < a.N, r1 < a.N);
         float c[1][4] = {};
         for (int ks = 0; ks < nks; ks++, i++) {
             const int slot = i % RING;
-            const half *st = ring + slot * BULK_STAGE + 8 * t;
+            const WT *st = ring + slot * B::STAGE + 8 * t;
             mbar_wait(&full[slot], i / RING & 1);
 #pragma unroll
-            for (int j = 0; j < BULK_K / CHUNK / GEMV_WARPS; j++) {
-                const int ch = warp + j * GEMV_WARPS, k = ks * BULK_K + ch * CHUNK + 8 * t;
+            for (int j = 0; j < B::K / CHUNK / GEMV_WARPS; j++) {
+                const int ch = warp + j * GEMV_WARPS, k = ks * B::K + ch * CHUNK + 8 * t;
                 if (k - 8 * t >= a.K) break;                       /* the same for the whole warp */
-                int4 w0 = make_int4(0, 0, 0, 0), w1 = w0;
+                Frag<WT> w0 = zero_frag<WT>(), w1 = w0;
                 if (k < a.K) {
-                    w0 = *(const int4 *)(st + g * BULK_ROW + ch * CHUNK);
-                    w1 = *(const int4 *)(st + (g + 8) * BULK_ROW + ch * CHUNK);
+                    w0 = *(const Frag<WT> *)(st + g * B::ROW + ch * CHUNK);
+                    w1 = *(const Frag<WT> *)(st + (g + 8) * B::ROW + ch * CHUNK);
                 }
-                chunk_mma<1>(c, w0, w1, xrow, xr, NULL, k, a.K);
+                chunk_mma<1>(c, to_half8(w0), to_half8(w1), xrow, xr, NULL, k, a.K);
             }
             __syncwarp();
             if (lane == 0) mbar_arrive(&empty[slot]);
         }
+        if constexpr (INT8<WT>) sc.apply(c);
         tile_finish<1, EPI>(a, c, red, r0, r1, r0 < a.N, r1 < a.N, a.epi_early && tile == (int)blockIdx.x ? &early : NULL);
     }
 #else
@@ -513,21 +593,23 @@ __device__ __forceinline__ void gemv_bulk_tiles(const GemvArgs &a) {
  * SPLIT the split one, > 0 the sm_90 bulk one with a ring of that many stages */
 #define GEMV_BOUNDS __launch_bounds__(RING > 0 ? (int)BULK_THREADS : (int)GEMV_THREADS, RING > 0 ? 1 : GEMV_MIN_BLOCKS)
 #define GEMV_BODY(EPI) {                                                                      \
-    if constexpr (RING > 0) gemv_bulk_tiles<EPI, RING>(a);                                    \
-    else if constexpr (RING == SPLIT) gemv_split_tiles<NT, EPI>(a);                           \
-    else gemv_tiles<NT, EPI>(a);                                                              \
+    if constexpr (RING > 0) gemv_bulk_tiles<EPI, RING, WT>(a);                                \
+    else if constexpr (RING == SPLIT) gemv_split_tiles<NT, EPI, WT>(a);                       \
+    else gemv_tiles<NT, EPI, WT>(a);                                                          \
 }
-template <int NT, int RING> __global__ void GEMV_BOUNDS gemv_qkv_rope_append(GemvArgs a) GEMV_BODY(EPI_QKV_ROPE)
-template <int NT, int RING> __global__ void GEMV_BOUNDS gemv_residual(GemvArgs a) GEMV_BODY(EPI_RESIDUAL)
-template <int NT, int RING> __global__ void GEMV_BOUNDS gemv_gate_up_silu(GemvArgs a) GEMV_BODY(EPI_SILU_MUL)
-template <int NT, int RING> __global__ void GEMV_BOUNDS gemv_lm_head(GemvArgs a) GEMV_BODY(EPI_STORE)
+#define GEMV_KERNEL template <int NT, int RING, typename WT> __global__ void GEMV_BOUNDS
+GEMV_KERNEL gemv_qkv_rope_append(GemvArgs a) GEMV_BODY(EPI_QKV_ROPE)
+GEMV_KERNEL gemv_residual(GemvArgs a) GEMV_BODY(EPI_RESIDUAL)
+GEMV_KERNEL gemv_gate_up_silu(GemvArgs a) GEMV_BODY(EPI_SILU_MUL)
+GEMV_KERNEL gemv_lm_head(GemvArgs a) GEMV_BODY(EPI_STORE)
+#undef GEMV_KERNEL
 #undef GEMV_BODY
 #undef GEMV_BOUNDS
 
 /* knobs for experiments (tests/gpu/PERF_LOG.md): the streaming kernel's grid is at most
  * GEMV_GRID_WAVES x the blocks that stay resident; GEMV_TILE8 0 keeps it at 16-row tiles;
- * GEMV_BULK 0 keeps sm_90 on the streaming kernel too; GEMV_SHORT_RING 0 gives every bulk launch
- * the full ring (see launch_nt) */
+ * GEMV_BULK 0 keeps sm_90 on the streaming kernel too, GEMV_BULK_INT8 0 only for int8 weights;
+ * GEMV_SHORT_RING 0 gives every bulk launch the full ring (see launch_nt) */
 #ifndef GEMV_GRID_WAVES
 #define GEMV_GRID_WAVES 1
 #endif
@@ -536,6 +618,9 @@ template <int NT, int RING> __global__ void GEMV_BOUNDS gemv_lm_head(GemvArgs a)
 #endif
 #ifndef GEMV_BULK
 #define GEMV_BULK 1
+#endif
+#ifndef GEMV_BULK_INT8
+#define GEMV_BULK_INT8 GEMV_BULK
 #endif
 #ifndef GEMV_SHORT_RING
 #define GEMV_SHORT_RING 1
@@ -547,15 +632,16 @@ template <int NT, int RING> __global__ void GEMV_BOUNDS gemv_lm_head(GemvArgs a)
  * that twice the warps stream it. The bulk kernel takes 16-row tiles: with a full ring
  * (GEMV_STAGES) one block per SM walks them; with a short one every tile has its own block
  * (see launch_nt). A row's arithmetic is the same either way. */
-template <int NT, int EPI, int RING>
+template <int NT, int EPI, int RING, typename WT>
 static void gemv_launch(cudaStream_t s, int pdl, Part part, int layer, GemvArgs a) {
-    void (*kernel)(GemvArgs) = EPI == EPI_QKV_ROPE ? gemv_qkv_rope_append<NT, RING>
-                               : EPI == EPI_RESIDUAL ? gemv_residual<NT, RING>
-                               : EPI == EPI_SILU_MUL ? gemv_gate_up_silu<NT, RING>
-                                                     : gemv_lm_head<NT, RING>;
-    const char *name = EPI == EPI_QKV_ROPE ? "gemv_qkv_rope_append"
-                       : EPI == EPI_RESIDUAL ? "gemv_residual"
-                       : EPI == EPI_SILU_MUL ? "gemv_gate_up_silu" : "gemv_lm_head";
+    void (*kernel)(GemvArgs) = EPI == EPI_QKV_ROPE ? gemv_qkv_rope_append<NT, RING, WT>
+                               : EPI == EPI_RESIDUAL ? gemv_residual<NT, RING, WT>
+                               : EPI == EPI_SILU_MUL ? gemv_gate_up_silu<NT, RING, WT>
+                                                     : gemv_lm_head<NT, RING, WT>;
+    static const char *const names[2][4] = {   /* [int8][EPI] */
+        {"gemv_lm_head", "gemv_residual", "gemv_gate_up_silu", "gemv_qkv_rope_append"},
+        {"gemv_lm_head_int8", "gemv_residual_int8", "gemv_gate_up_silu_int8", "gemv_qkv_rope_append_int8"}};
+    const char *name = names[INT8<WT>][EPI];
     const int threads = RING > 0 ? (int)BULK_THREADS : (int)GEMV_THREADS;
     static int resident = 0;            /* this kernel's blocks that fit on the GPU at once */
     static int least = 0;               /* the fewest bytes a short-ring block asks for (see SHORT_RING) */
@@ -565,7 +651,7 @@ static void gemv_launch(cudaStream_t s, int pdl, Part part, int layer, GemvArgs 
             CUDA_CHECK(cudaFuncGetAttributes(&fa, kernel));
             least = gpu_smem_per_sm() / 3 - gpu_smem_reserved() - (int)fa.sharedSizeBytes + 1;
         }
-        const int smem_max = RING > 0 ? max(bulk_smem_bytes(RING, BULK_X_BYTES), least) : RING == SPLIT ? SPLIT_SMEM_MAX : 0;
+        const int smem_max = RING > 0 ? max(bulk_smem_bytes<WT>(RING, BULK_X_BYTES), least) : RING == SPLIT ? SPLIT_SMEM_MAX : 0;
         int per_sm;
         if (RING > 0) CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_max));
         per_sm = gpu_blocks_per_sm((const void *)kernel, threads, smem_max);
@@ -579,20 +665,20 @@ static void gemv_launch(cudaStream_t s, int pdl, Part part, int layer, GemvArgs 
         LAUNCH_PDL(pdl, part, layer, name, kernel, blocks, threads, split_smem_bytes(NT, a.K), s, a);
         return;
     }
-    const int smem = RING ? max(bulk_smem_bytes(RING, a.B * a.K * (int)sizeof(half)), least) : 0;
+    const int smem = RING ? max(bulk_smem_bytes<WT>(RING, a.B * a.K * (int)sizeof(half)), least) : 0;
     a.tile8 = !RING && GEMV_TILE8 && (EPI == EPI_STORE || EPI == EPI_RESIDUAL) && tiles8 <= resident;
     const int tiles = a.tile8 ? tiles8 : tiles16, cap = RING ? resident : GEMV_GRID_WAVES * resident;
     if (RING && RING < GEMV_STAGES && tiles > resident) die("gemv: %s: %d tiles for %d blocks (a bug in launch_nt)", name, tiles, resident);
     LAUNCH_PDL(pdl, part, layer, name, kernel, tiles < cap ? tiles : cap, threads, smem, s, a);
 }
 
-template <int NT, int RING>
+template <int NT, int RING, typename WT>
 static void launch_epi(cudaStream_t s, int pdl, Part part, int layer, int epi, const GemvArgs &a) {
     switch (epi) {
-    case EPI_QKV_ROPE: gemv_launch<NT, EPI_QKV_ROPE, RING>(s, pdl, part, layer, a); break;
-    case EPI_RESIDUAL: gemv_launch<NT, EPI_RESIDUAL, RING>(s, pdl, part, layer, a); break;
-    case EPI_SILU_MUL: gemv_launch<NT, EPI_SILU_MUL, RING>(s, pdl, part, layer, a); break;
-    default: gemv_launch<NT, EPI_STORE, RING>(s, pdl, part, layer, a); break;
+    case EPI_QKV_ROPE: gemv_launch<NT, EPI_QKV_ROPE, RING, WT>(s, pdl, part, layer, a); break;
+    case EPI_RESIDUAL: gemv_launch<NT, EPI_RESIDUAL, RING, WT>(s, pdl, part, layer, a); break;
+    case EPI_SILU_MUL: gemv_launch<NT, EPI_SILU_MUL, RING, WT>(s, pdl, part, layer, a); break;
+    default: gemv_launch<NT, EPI_STORE, RING, WT>(s, pdl, part, layer, a); break;
     }
 }
 
@@ -609,14 +695,15 @@ static void launch_epi(cudaStream_t s, int pdl, Part part, int layer, int epi, c
 enum { SHORT_RING = 2 };
 
 /* sm_90 and up, in a build that holds sm_90 code, where a block may hold the full ring: an
- * H100/H200 has 227 KB for one block, a cc 12 GPU about 99 KB, not enough (it streams) */
+ * H100/H200 has 227 KB for one block, a cc 12 GPU about 99 KB, not enough (it streams). The
+ * fp16 kernel stands for the int8 one, whose stages are 512 bytes smaller. */
 int gemv_has_bulk(void) {
     static int fits = -1;
     if (fits < 0) {
         cudaFuncAttributes fa;
-        CUDA_CHECK(cudaFuncGetAttributes(&fa, gemv_lm_head<1, GEMV_STAGES>));
+        CUDA_CHECK(cudaFuncGetAttributes(&fa, gemv_lm_head<1, GEMV_STAGES, half>));
         fits = gpu_sm90_paths() && fa.ptxVersion >= 90 &&
-               fa.sharedSizeBytes + bulk_smem_bytes(GEMV_STAGES, BULK_X_BYTES) <= (size_t)gpu_smem_optin();
+               fa.sharedSizeBytes + bulk_smem_bytes<half>(GEMV_STAGES, BULK_X_BYTES) <= (size_t)gpu_smem_optin();
     }
     return fits;
 }
@@ -624,30 +711,43 @@ int gemv_has_bulk(void) {
 /* The split kernel takes a launch of more than GEMV_NORM_ROWS rows when it has its scratch
  * and all its blocks, 8 x ceil(N / 128), fit on the GPU at once: at batch 32 on an H200 qkv,
  * o_proj and down_proj (160, 128, 128 of 264), on a T4 none of TinyLlama's (80 fit). Every
- * split kernel has 256 threads, at most 128 registers and no static shared memory, so one
- * stands for all. */
+ * split kernel, fp16 or int8, has 256 threads, at most 128 registers and no static shared
+ * memory, so one stands for all. */
 int gemv_takes_split(const GemvArgs *a) {
     static int resident = 0;
     if (!resident) {
-        resident = gpu_blocks_per_sm((const void *)gemv_residual<4, SPLIT>, GEMV_THREADS, SPLIT_SMEM_MAX) * gpu_sm_count();
+        resident = gpu_blocks_per_sm((const void *)gemv_residual<4, SPLIT, half>, GEMV_THREADS, SPLIT_SMEM_MAX) * gpu_sm_count();
     }
     return a->B > GEMV_NORM_ROWS && a->part && !a->stream && a->K >= GEMV_WARPS * CHUNK &&
            split_smem_bytes((a->B + 7) / 8, a->K) <= SPLIT_SMEM_MAX && split_blocks(a->N) <= resident;
 }
 
-template <int NT>
+/* The kernel for a launch of NT x 8 rows of x and weights of type WT. The bulk kernel copies
+ * rows in 16-byte units: int8 rows need K % 16 = 0 (fp16's K % 8 = 0 is enough). */
+template <int NT, typename WT>
 static void launch_nt(cudaStream_t s, int pdl, Part part, int layer, int epi, const GemvArgs &a) {
-    const bool bulk = GEMV_BULK && !a.stream && (long long)a.B * a.K * sizeof(half) <= BULK_X_BYTES && gemv_has_bulk();
+    const bool bulk = (INT8<WT> ? GEMV_BULK_INT8 : GEMV_BULK) && !a.stream && a.K * sizeof(WT) % 16 == 0 &&
+                      (long long)a.B * a.K * sizeof(half) <= BULK_X_BYTES && gemv_has_bulk();
     if constexpr (NT > 1)
         if (gemv_takes_split(&a)) {
-            launch_epi<NT, SPLIT>(s, pdl, part, layer, epi, a);
+            launch_epi<NT, SPLIT, WT>(s, pdl, part, layer, epi, a);
             return;
         }
     if (NT == 1 && bulk) {
-        const int nks = (a.K + BULK_K - 1) / BULK_K, tiles = (a.N + 15) / 16;
-        if (GEMV_SHORT_RING && nks <= SHORT_RING && tiles <= 2 * gpu_sm_count()) launch_epi<1, SHORT_RING>(s, pdl, part, layer, epi, a);
-        else launch_epi<1, GEMV_STAGES>(s, pdl, part, layer, epi, a);
-    } else launch_epi<NT, 0>(s, pdl, part, layer, epi, a);
+        const int nks = (a.K + Bulk<WT>::K - 1) / Bulk<WT>::K, tiles = (a.N + 15) / 16;
+        if (GEMV_SHORT_RING && nks <= SHORT_RING && tiles <= 2 * gpu_sm_count()) launch_epi<1, SHORT_RING, WT>(s, pdl, part, layer, epi, a);
+        else launch_epi<1, GEMV_STAGES, WT>(s, pdl, part, layer, epi, a);
+    } else launch_epi<NT, 0, WT>(s, pdl, part, layer, epi, a);
+}
+
+template <typename WT>
+static void launch_rows(cudaStream_t s, int pdl, Part part, int layer, int epi, const GemvArgs &a) {
+    switch ((a.B + 7) / 8) {
+    case 1: launch_nt<1, WT>(s, pdl, part, layer, epi, a); break;
+    case 2: launch_nt<2, WT>(s, pdl, part, layer, epi, a); break;
+    case 3: launch_nt<3, WT>(s, pdl, part, layer, epi, a); break;
+    default: launch_nt<4, WT>(s, pdl, part, layer, epi, a); break;
+    }
 }
 
 /* a tile's sums at the most rows: 8 chains x GEMV_MAX_ROWS / 8 mma columns x 4 values x 32 lanes */
@@ -658,10 +758,10 @@ void k_gemv(cudaStream_t s, int pdl, Part part, int layer, int epi, const GemvAr
         (epi == EPI_QKV_ROPE && a->hd % 16) || ((epi == EPI_QKV_ROPE || epi == EPI_SILU_MUL) && a->N % 16))
         die("gemv: %d rows of K=%d, N=%d are outside what it handles (B <= %d, <= %d with the norm; K %% 8 = 0)",
             a->B, a->K, a->N, GEMV_MAX_ROWS, GEMV_NORM_ROWS);
-    switch ((a->B + 7) / 8) {
-    case 1: launch_nt<1>(s, pdl, part, layer, epi, *a); break;
-    case 2: launch_nt<2>(s, pdl, part, layer, epi, *a); break;
-    case 3: launch_nt<3>(s, pdl, part, layer, epi, *a); break;
-    default: launch_nt<4>(s, pdl, part, layer, epi, *a); break;
-    }
+    if (!a->w == !a->w8 || (a->w8 && !a->scale))
+        die("gemv: the weights are either fp16 (w) or int8 with a scale per row (w8 and scale), one of the two");
+    /* the weight bytes it reads, for the step's count (StepCounts.weight_bytes) */
+    g_launch.weight_bytes += (long long)a->N * a->K * (a->w8 ? 1 : 2) + (a->w8 ? 4LL * a->N : 0);
+    if (a->w8) launch_rows<int8_t>(s, pdl, part, layer, epi, *a);
+    else launch_rows<half>(s, pdl, part, layer, epi, *a);
 }

@@ -9,7 +9,7 @@
 LaunchState g_launch;
 
 void launch_reset(void) {
-    g_launch.ops = g_launch.gemms = 0;
+    g_launch.ops = g_launch.gemms = g_launch.weight_bytes = 0;
     memset(g_launch.per_part, 0, sizeof g_launch.per_part);
 }
 

@@ -13,6 +13,8 @@ typedef struct {
     double dispatch_us;             /* host busy-wait before each launch (0 = none) */
     long long ops;                  /* ops launched from the host since launch_reset() */
     long long gemms;                /* of which linear layers */
+    long long weight_bytes;         /* bytes of weights the linear layers read (and the unfused int8
+                                     * path's dequantize kernels write), as launched */
     long long per_part[P_COUNT];
     int capturing;                  /* inside a CUDA-graph capture: no dispatch wait */
     unsigned long long tag;         /* the current op's launch_tag_encode(), 0 outside an op */

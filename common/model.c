@@ -302,6 +302,49 @@ void cpu_forward(CpuModel *m, const int *tokens, int n, int pos, float *logits, 
     free(x); free(xn); free(q); free(att); free(gate); free(up); free(scores);
 }
 
+float quantize_row_int8(const float *w, int n, int8_t *q) {
+    float absmax = 0;
+    for (int k = 0; k < n; k++) absmax = fmaxf(absmax, fabsf(w[k]));
+    const float scale = int8_scale(absmax);
+    for (int k = 0; k < n; k++) q[k] = (int8_t)int8_round(w[k], scale);
+    return scale;
+}
+
+/* W [rows][cols] in place: each row becomes q x scale, the weights int8 can represent. The GPU
+ * computes scale x sum(q x) instead of sum((q x scale) x); the two differ by fp32 rounding
+ * (about 1e-7 of a logit's size), far below what the tests compare. */
+static void quantize_matrix(float *W, long long rows, int cols) {
+    int8_t *q = xmalloc(cols);
+    for (long long r = 0; r < rows; r++) {
+        float *w = W + r * cols;
+        const float scale = quantize_row_int8(w, cols, q);
+        for (int k = 0; k < cols; k++) w[k] = q[k] * scale;
+    }
+    free(q);
+}
+
+void cpu_model_quantize_int8(CpuModel *m) {
+    const Config *c = &m->c;
+    const int d = c->dim, qd = c->n_heads * c->head_dim, kvd = c->n_kv_heads * c->head_dim;
+    for (int l = 0; l < c->n_layers; l++) {
+        Layer *L = &m->layers[l];
+        quantize_matrix(L->q, qd, d);
+        quantize_matrix(L->k, kvd, d);
+        quantize_matrix(L->v, kvd, d);
+        quantize_matrix(L->o, d, qd);
+        quantize_matrix(L->gate, c->hidden, d);
+        quantize_matrix(L->up, c->hidden, d);
+        quantize_matrix(L->down, d, c->hidden);
+    }
+    if (m->lm_head == m->embed) {        /* tied: lm_head gets a quantized copy, the embedding stays */
+        m->owned = realloc(m->owned, (m->n_owned + 1) * sizeof *m->owned);
+        if (!m->owned) die("out of memory");
+        const size_t bytes = (size_t)c->vocab * d * sizeof(float);
+        m->lm_head = m->owned[m->n_owned++] = memcpy(xmalloc(bytes), m->embed, bytes);
+    }
+    quantize_matrix(m->lm_head, c->vocab, d);
+}
+
 int argmax_f32(const float *x, int n) {
     int best = 0;
     for (int i = 1; i < n; i++)

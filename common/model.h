@@ -2,6 +2,7 @@
  * CPU reference forward pass, which is the kit's specification of the math. */
 #ifndef KIT_MODEL_H
 #define KIT_MODEL_H
+#include <math.h>
 #include <stdint.h>
 #include "config.h"
 #include "safetensors.h"
@@ -48,6 +49,20 @@ static inline KIT_HD float synth_value(uint64_t seed, int tensor_index, long lon
     return is_norm ? 1.0f + 0.1f * u : 0.034641016f * u;                 /* std 0.02 */
 }
 
+/* int8 weight-only quantization, one output row of a linear layer at a time. The GPU's
+ * quantize kernel and the CPU reference both call these two, so they agree bit for bit:
+ *   scale = max_k |w[k]| / 127 (fp32), q[k] = w[k] / scale rounded half to even (rintf in the
+ *   default rounding mode), clamped to [-127, 127]; a row of zeros has scale 0 and q = 0.
+ * -128 is never used, so the range is symmetric and -q is always a q. */
+static inline KIT_HD float int8_scale(float absmax) { return absmax / 127.0f; }
+static inline KIT_HD int int8_round(float w, float scale) {
+    if (!(scale > 0)) return 0;
+    const float q = rintf(w / scale);
+    return q > 127.0f ? 127 : q < -127.0f ? -127 : (int)q;
+}
+/* One row of n weights to q[0..n), returning its scale. */
+float quantize_row_int8(const float *w, int n, int8_t *q);
+
 /* ---- the fp32 CPU reference ---- */
 typedef struct CpuModel CpuModel;
 /* st == NULL: synthetic weights from seed. max_seq: KV cache length. */
@@ -56,6 +71,10 @@ CpuModel *cpu_model_open(const Config *c, const SafeTensors *st, uint64_t seed, 
  * logits of every position (n x vocab) when all_logits, else of the last one (vocab). */
 void cpu_forward(CpuModel *m, const int *tokens, int n, int pos, float *logits, int all_logits);
 int argmax_f32(const float *x, int n);
+/* The int8 reference (--cpu --quant int8): every linear layer's weights (q, k, v, o, gate, up,
+ * down, lm_head) replaced by what int8 holds of them, q x scale row by row; embeddings and
+ * norms stay as they are, and every product and sum stays fp32. Call before cpu_forward. */
+void cpu_model_quantize_int8(CpuModel *m);
 void cpu_model_free(CpuModel *m);
 
 #ifdef __cplusplus

@@ -6,14 +6,14 @@
 static const char *const names[P_COUNT] = {
     "embed", "norm", "q", "k", "v", "qkv", "rope", "kv_append", "attn", "o", "residual",
     "gate", "up", "gate_up", "silu_mul", "down", "lm_head", "argmax", "other",
-    "linear", "elementwise",
+    "linear", "elementwise", "dequant",
 };
 
 /* Families share a hue and differ in lightness: attention projections blue, FFN green. */
 static const unsigned colors[P_COUNT] = {
     0x8C564B, 0xE69F00, 0x08519C, 0x3182BD, 0x6BAED6, 0x1F3A68, 0xCC79A7, 0x999933,
     0xD55E00, 0x9ECAE1, 0xF0E442, 0x006D2C, 0x31A354, 0x00441B, 0x882255, 0x74C476,
-    0x332288, 0x44AA99, 0x7F7F7F, 0x4A6FA5, 0xB0B0B0,
+    0x332288, 0x44AA99, 0x7F7F7F, 0x4A6FA5, 0xB0B0B0, 0xAA3377,
 };
 
 const char *part_name(Part p) { return p >= 0 && p < P_COUNT ? names[p] : "?"; }
@@ -39,7 +39,7 @@ void part_color(Part p, unsigned char rgb[3]) {
 
 /* This kit's kernels, by the prefix of their bare name. */
 static const struct { const char *prefix; Part part; } kit_names[] = {
-    {"gemv", P_LINEAR}, {"gemm", P_LINEAR}, {"rmsnorm", P_NORM}, {"pow", P_NORM},
+    {"gemv", P_LINEAR}, {"gemm", P_LINEAR}, {"dequantize", P_DEQUANT}, {"rmsnorm", P_NORM}, {"pow", P_NORM},
     {"mean", P_NORM}, {"rsqrt", P_NORM}, {"rope", P_ROPE}, {"attn", P_ATTN},
     {"silu_mul", P_SILU_MUL}, {"argmax", P_ARGMAX}, {"embed", P_EMBED},
     {"kv_append", P_KV_APPEND}, {"add", P_RESIDUAL}, {"residual", P_RESIDUAL},

@@ -11,10 +11,11 @@ typedef enum {
     P_GATE, P_UP, P_GATE_UP, P_SILU_MUL, P_DOWN, P_LM_HEAD, P_ARGMAX, P_OTHER,
     P_LINEAR,       /* some linear layer, which one unknown (an untagged gemm/gemv kernel) */
     P_ELEMENTWISE,  /* some elementwise op, which one unknown */
+    P_DEQUANT,      /* int8 weights back to fp16 for an fp16 linear layer (the unfused int8 path) */
     P_COUNT
 } Part;
 
-const char *part_name(Part p);          /* "embed", "norm", "q", ..., "other", "linear", "elementwise" */
+const char *part_name(Part p);          /* "embed", "norm", "q", ..., "other", "linear", "elementwise", "dequant" */
 int part_from_name(const char *name);   /* inverse of part_name; -1 if unknown */
 int part_is_gemm(Part p);               /* the linear layers: q k v qkv o gate up gate_up down lm_head linear */
 /* What the lesson's table does by eye: guess the part from a kernel's name alone, as

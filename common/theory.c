@@ -6,6 +6,23 @@
 
 double weight_bytes(const Config *c) { return (double)config_params(c) * 2.0; }
 
+double linear_params(const Config *c) {
+    const double d = c->dim, q = (double)c->n_heads * c->head_dim, kv = (double)c->n_kv_heads * c->head_dim;
+    return c->n_layers * (d * q + 2 * d * kv + q * d + 3 * d * c->hidden) + (double)c->vocab * d;
+}
+
+double linear_rows(const Config *c) {
+    const double q = (double)c->n_heads * c->head_dim, kv = (double)c->n_kv_heads * c->head_dim;
+    return c->n_layers * (q + 2 * kv + c->dim + 2.0 * c->hidden + c->dim) + c->vocab;
+}
+
+/* A tied lm_head is the embedding matrix: int8 keeps the embedding in fp16 and adds an int8
+ * copy for lm_head, so the rest (params - linear) is counted with lm_head taken out. */
+double int8_weight_bytes(const Config *c) {
+    const double rest = (double)config_params(c) + (c->tied ? (double)c->vocab * c->dim : 0) - linear_params(c);
+    return linear_params(c) + 4 * linear_rows(c) + 2 * rest;
+}
+
 /* K and V, every layer, every KV head: 2 x layers x kv_heads x head_dim x 2 bytes. */
 double kv_bytes_per_token(const Config *c) {
     return 2.0 * c->n_layers * c->n_kv_heads * c->head_dim * 2.0;

@@ -9,6 +9,12 @@ extern "C" {
 #endif
 
 double weight_bytes(const Config *c);                      /* params x 2 (fp16) */
+/* int8 weight-only (DESIGN.md): the linear layers (q, k, v, o, gate, up, down, lm_head, which
+ * is counted even when tied to the embedding) hold 1 byte a weight and an fp32 scale per
+ * output row; embeddings and norms stay 2 bytes a parameter. */
+double linear_params(const Config *c);                     /* the linear layers' weights */
+double linear_rows(const Config *c);                       /* their output rows: one scale each */
+double int8_weight_bytes(const Config *c);                 /* linear x 1 + rows x 4 + the rest x 2 */
 double kv_bytes_per_token(const Config *c);                /* 2 x layers x kv_heads x head_dim x 2 */
 double floor_tpot_ms(double bytes, double bw_gbs);         /* bytes / bandwidth */
 double ridge_point(double tflops, double bw_gbs);          /* FLOP per byte */

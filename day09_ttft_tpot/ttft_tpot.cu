@@ -27,9 +27,11 @@
  * TTFT and TPOT from the same runs) and places the ratio in the table; repeats TPOT in every
  * mode (eager, graph_eager, fused, graph) with the dispatcher and with bare C launches, so
  * the ratio is seen to move when only the launches change; shows total / N for N = 8 and
- * 64; and sweeps the prompt length so prefill's arithmetic intensity (FLOP per weight byte =
- * tokens) crosses this GPU's ridge point (self-test 2). A TPOT or TTFT under its floor is
- * printed as a measurement error and the program exits 1.
+ * 64; sweeps the prompt length so prefill's arithmetic intensity (FLOP per weight byte =
+ * tokens) crosses this GPU's ridge point (self-test 2); and takes the profiling loop's last
+ * rung, int8 weights, twice: unfused (each layer written back to fp16 first) and fused (the
+ * GEMV reads int8), each against the int8 floor and the 16-bit one. A TPOT or TTFT under its
+ * floor is printed as a measurement error and the program exits 1.
  *
  * Build and run:   make day09      (or: make bin/day09_ttft_tpot && bin/day09_ttft_tpot
  *                                   [--model DIR] [--dispatch-us N])
@@ -62,8 +64,16 @@
  *                       prefill is memory-bound and TFLOP/s climbs with the prompt (H200: 21-24 at
  *                       16 tokens, 212-218 at 200, 354-364 at 512); beyond that the attention over
  *                       the prompt, quadratic in its length, grows and TFLOP/s falls (~280 at 2000)
+ *   int8 (section 7)    floor: 1.167 GB of int8 weights (linear layers 1 byte + a scale per row,
+ *                       embedding fp16): H200 0.242 ms; T4 (theory) 6.9 -> 3.65 ms. step_gb_int8 =
+ *                       0.50 x step_gb (1.04 of 2.07 GB), step_gb_int8_unfused 2.5 x (5.17 GB).
+ *                       Predicted, not yet measured (tests/gpu/PERF_LOG.md, v23): unfused graph
+ *                       1.7-2.2 ms, slower than fp16's 0.84; fused graph 0.58-0.68 ms, faster than
+ *                       fp16 but above the 16-bit floor of 0.457: the bytes halve, the 2-4 us each
+ *                       kernel costs beyond its bytes does not
  * It proves acceptance question 3 (the ratio and where the gap comes from: the modes show
- * that it moves with launches, not bytes) and self-test 2, and corrects mistake #6.
+ * that it moves with launches, not bytes) and self-test 2, corrects mistake #6, and measures
+ * the loop's step 3 for day12.
  */
 #include <math.h>
 #include <stdio.h>
@@ -301,6 +311,7 @@ int main(int argc, char **argv) {
      * for eager is what Python costs: the dispatcher's launches x dispatch_us, less what hides
      * under the GPU's own time. */
     printf("\n## 4. TPOT by mode (batch 1), with the dispatcher and with bare C launches\n");
+    double tpot16[MODE_COUNT];          /* bare C, for section 7 */
     for (int k = 0; k < MODE_COUNT; k++) {
         Mode md = (Mode)k;
         StepCounts sc = gpu_step_counts(m, md);
@@ -308,6 +319,7 @@ int main(int argc, char **argv) {
         for (int bare = 0; bare < 2; bare++) {
             const double d = bare ? 0 : D;
             const Pair p = md == MODE_EAGER && !bare ? hf : mode_pair(m, ids, md, d);
+            if (bare) tpot16[md] = p.tpot;
             snprintf(note, sizeof note, "%d kernels, %d host launch%s per step, dispatch %.0f us", sc.kernels,
                      sc.host_launches, sc.host_launches == 1 ? "" : "es", d);
             if (bare) snprintf(key, sizeof key, "tpot_ms_%s", mode_name(md));
@@ -399,6 +411,78 @@ int main(int argc, char **argv) {
         printf("reading: at %d tokens it falls to %.1f TFLOP/s: the attention over the prompt grows with its\n"
                "         square and is not in the 2 x params x tokens count; the linear layers are not the cost there\n",
                last_n, last);
+    /* ---- 7. The loop's last rung: read fewer bytes. Once the graph has taken the launches
+     * away (section 4), what is left is mostly reading the weights, so the next hypothesis is
+     * fewer bytes per weight: int8, a scale per output row (common/gpu_model.h). The lesson
+     * (gpt-fast) has both outcomes: compiled, int8 went past the 16-bit floor; without
+     * compilation it was slower than 16-bit, because each layer's weights were turned back
+     * into 16-bit before the matmul. The kit runs both: int8_unfused writes each layer back to
+     * fp16 (1 byte read, 2 written, 2 read again: 2.5x fp16's bytes), int8 has the GEMV read
+     * the int8 weights itself (half the bytes). Each is measured against its own floor (the int8
+     * bytes / bandwidth) and against the 16-bit one, by the same protocol as section 4; the
+     * prefill dequantizes each layer for cuBLAS either way. The bytes a step moves are counted
+     * by the launch path (each linear kernel's N x K x bytes per weight). */
+    printf("\n## 7. int8 weights: half the bytes, if the dequantization is fused (the loop's step 3)\n");
+    const Config cc = *c;
+    const StepCounts s16 = gpu_step_counts(m, MODE_GRAPH);
+    const double tpot16_graph = tpot16[MODE_GRAPH];
     gpu_model_free(m);
+    const double W8 = int8_weight_bytes(&cc), floor8 = floor_tpot_ms(W8, g.bw_gbs), floor8_ttft = fmax(ttft_compute, floor8);
+    const double lin = linear_params(&cc), rows = linear_rows(&cc);
+    printf("int8_weight_gb=%.3f floor_tpot_int8_ms=%.3f floor_tok_s=%.0f (16-bit: %.3f GB, %.3f ms): the linear layers at "
+           "1 byte + a 4-byte scale per row, the embedding and norms still 2\n", W8 / 1e9, floor8, 1e3 / floor8, W / 1e9,
+           floor_tpot);
+    printf("T4 (theory): floor %.2f ms -> %.2f ms (half of it would be %.2f: the embedding table stays fp16)\n",
+           floor_tpot_ms(W, 320), floor_tpot_ms(W8, 320), floor_tpot_ms(W, 320) / 2);
+    report("day09", "step_gb", 2 * lin / 1e9, s16.weight_bytes / 1e9, "GB",
+           "fp16 graph step: weight bytes its kernels read, counted as launched; theory 2 x linear params");
+    double tpot8[QUANT_COUNT][MODE_COUNT] = {}, gb8[QUANT_COUNT] = {};
+    for (int qi = QUANT_INT8; qi <= QUANT_INT8_UNFUSED; qi++) {
+        const Quant q = (Quant)qi;
+        const char *qn = quant_name(q);
+        GpuModelOpts oq = o;
+        oq.quant = q;
+        m = gpu_model_open(&oq);
+        char key[48], note[160];
+        for (int k = MODE_FUSED; k <= MODE_GRAPH; k++) {
+            const Mode md = (Mode)k;
+            const StepCounts sc = gpu_step_counts(m, md);
+            for (int bare = 1; bare >= 0; bare--) {
+                if (!bare && md != MODE_GRAPH) continue;   /* the loop's rung: graph with the dispatcher */
+                const Pair p = mode_pair(m, ids, md, bare ? 0 : D);
+                snprintf(note, sizeof note, "%s weights, %d kernels, %d host launch%s per step, dispatch %.0f us; floor: the "
+                         "int8 bytes", qn, sc.kernels, sc.host_launches, sc.host_launches == 1 ? "" : "es", bare ? 0 : D);
+                if (bare) snprintf(key, sizeof key, "tpot_ms_%s_%s", qn, mode_name(md));
+                else snprintf(key, sizeof key, "tpot_ms_%s_%s_d%.0f", qn, mode_name(md), D);
+                report_floored("day09", key, floor8, p.tpot, "ms", note);
+                if (!bare) continue;
+                tpot8[q][md] = p.tpot;
+                snprintf(key, sizeof key, "ratio16_%s_%s", qn, mode_name(md));
+                report("day09", key, 1, p.tpot / floor_tpot, "x", "TPOT / the 16-bit floor: below 1 = faster than fp16 can be");
+                if (md == MODE_FUSED) {
+                    snprintf(key, sizeof key, "ttft_ms_%s", qn);
+                    report_floored("day09", key, floor8_ttft, p.ttft, "ms", "the prefill, each layer dequantized for cuBLAS "
+                                   "(fused mode's generates, bare C)");
+                }
+            }
+            if (md == MODE_GRAPH) {
+                gb8[q] = sc.weight_bytes / 1e9;
+                snprintf(key, sizeof key, "step_gb_%s", qn);
+                snprintf(note, sizeof note, "%s graph step: weight bytes read%s, counted as launched", qn,
+                         q == QUANT_INT8_UNFUSED ? " (int8), written and read again (fp16)" : " and scales");
+                report("day09", key, (q == QUANT_INT8 ? lin : 5 * lin) / 1e9 + 4 * rows / 1e9, gb8[q], "GB", note);
+            }
+        }
+        gpu_model_free(m);
+    }
+    printf("reading: unfused int8 %.3f ms against fp16's %.3f in graph mode (%+.0f%%): its step moves %.2f GB of weights "
+           "against fp16's %.2f, more, not less\n", tpot8[QUANT_INT8_UNFUSED][MODE_GRAPH], tpot16_graph,
+           100 * (tpot8[QUANT_INT8_UNFUSED][MODE_GRAPH] / tpot16_graph - 1), gb8[QUANT_INT8_UNFUSED], s16.weight_bytes / 1e9);
+    printf("reading: fused int8 %.3f ms (%+.0f%%), %.2f GB a step (%.2fx fp16's): %.2fx its own floor, %.2fx the 16-bit floor: "
+           "%s\n", tpot8[QUANT_INT8][MODE_GRAPH], 100 * (tpot8[QUANT_INT8][MODE_GRAPH] / tpot16_graph - 1), gb8[QUANT_INT8],
+           gb8[QUANT_INT8] / (s16.weight_bytes / 1e9), tpot8[QUANT_INT8][MODE_GRAPH] / floor8,
+           tpot8[QUANT_INT8][MODE_GRAPH] / floor_tpot,
+           tpot8[QUANT_INT8][MODE_GRAPH] < floor_tpot ? "below the 16-bit floor, as the lesson's compiled int8 was"
+                                                      : "above the 16-bit floor: the per-kernel cost that is not bytes did not halve");
     return rows_exit_code();   /* 1 when a row was below its floor */
 }

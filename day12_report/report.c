@@ -11,8 +11,9 @@
  *
  * Below the table: the charts (PNG, written beside the report, linked relatively so the
  * report can be copied anywhere with them), and the five-step profiling loop of the
- * Vietnamese lesson written as an experiment log: eager -> fused -> graph -> (next: int8
- * weights, with its predicted floor). Each step one change, re-measured, logged.
+ * Vietnamese lesson written as an experiment log: eager -> graph_eager -> graph -> int8
+ * weights, unfused and then fused (day09's section 7). Each step one change, re-measured,
+ * logged.
  *
  * Build and run:   make day12        (or: bin/day12_report after the days ran)
  * Reads:           results/rows.tsv (with bin/trace_stats --rows' rows: a section on your own
@@ -549,25 +550,32 @@ static const char *cell(double v, const char *key, const char *unit, const char 
 }
 
 /* One rung of the loop: TPOT from day09 (the one protocol, with the emulated dispatcher),
- * ratio and MBU against the floor, the busy ratio from day11. */
-static void log_step(int step, const char *mode, const char *hypothesis, const char *change, double prev_tpot) {
+ * ratio and MBU against its floor (the int8 rungs': the int8 bytes), the busy ratio from
+ * day11 (which runs the fp16 modes only: "—" for int8), and what changed; `more` adds the
+ * rung's own clauses to the result. Returns the TPOT. */
+static double log_step(const char *step, const char *mode, const char *hypothesis, const char *change, double prev_tpot,
+                       const char *more) {
     char k[48], kb[48];
     snprintf(k, sizeof k, "tpot_ms_%s_d%.0f", mode, dispatch_us());
     const double tpot = M(k), floor_ms = T(k), ratio = tpot / floor_ms, mbu = 100 / ratio;
+    const int int8 = !strncmp(mode, "int8", 4);
     snprintf(kb, sizeof kb, "busy_%s_b1_d%.0f", mode, dispatch_us());
-    const double busy = M(kb);
+    const double busy = int8 ? NAN : M(kb);
     char result[640] = "";
     double change_pct = 100 * (tpot / prev_tpot - 1);
     if (isnan(tpot)) snprintf(result, sizeof result, "%s", cell(tpot, k, "ms", "day09"));
     else {
         if (isfinite(change_pct)) add(result, "TPOT %s%s%%", change_pct >= 0 ? "+" : "", num(change_pct));
-        if (!isnan(busy) && busy < 80) add(result, "still overhead: the GPU idles %s%% of the step", num(100 - busy));
+        if (more && *more) add(result, "%s", more);
+        else if (!isnan(busy) && busy < 80) add(result, "still overhead: the GPU idles %s%% of the step", num(100 - busy));
         else if (!isnan(ratio) && ratio < 1.5) add(result, "now memory-bound: at the floor");
         else if (!isnan(busy)) add(result, "GPU busy; the kernels are slower than the floor: next, their bytes and "
                                            "efficiency");
     }
-    fprintf(out, "| %d | %s | %s | %s | %s | %s | %s | %s |\n", step, hypothesis, change, cell(tpot, k, "ms", "day09"),
-            cell(ratio, k, "x", "day09"), cell(mbu, k, "%", "day09"), cell(busy, kb, "%", "day11"), result[0] ? result : "—");
+    fprintf(out, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", step, hypothesis, change, cell(tpot, k, "ms", "day09"),
+            cell(ratio, k, "x", "day09"), cell(mbu, k, "%", "day09"), int8 ? "—" : cell(busy, kb, "%", "day11"),
+            result[0] ? result : "—");
+    return tpot;
 }
 
 static void experiment_log(void) {
@@ -582,35 +590,46 @@ static void experiment_log(void) {
             num(dispatch_us()));
     fprintf(out, "| step | hypothesis | change | TPOT | ratio | MBU | busy (b1) | result |\n"
                  "|---|---|---|---|---|---|---|---|\n");
-    log_step(0, "eager", "—", "baseline: emulated HF eager, one kernel per PyTorch op", NAN);
-    log_step(1, "graph_eager", "the gaps are the launches' host cost", "CUDA graph of the same kernels: one launch per step",
-             M(eager));
-    log_step(2, "graph", "what is left is the kernels' own time", "the kit's fused kernels (113 instead of 446), still "
-             "one launch", M(graph_eager));
-    if (isnan(floor_ms)) {
-        fprintf(out, "| 3 | now memory-bound: read fewer bytes | int8 weights (next) | not run (make day09) | — | — | — | — |\n\n");
-        return;
-    }
-    /* Next: half the bytes per weight. If only the linear layers' bytes halve, the part of the
-     * graph step that waits on them halves: TPOT ≈ graph − (the fused step's GEMV path) / 2
-     * (day10; the graph replays the fused step). Its MBU counts the bytes it reads, half the
-     * 16-bit weights. */
-    double graph = M(D("tpot_ms_graph_d%.0f")), gemm = M("gemm_path_ms_fused"), predicted = graph - gemm / 2;
-    char tpot[64], ratio[64] = "—", mbu[64] = "—";
-    snprintf(tpot, sizeof tpot, "not run (make %s)", isnan(gemm) ? "day10" : "day09");
-    if (!isnan(predicted)) {
-        snprintf(tpot, sizeof tpot, "≈ %s ms predicted", num(predicted));
-        snprintf(ratio, sizeof ratio, "%s× the 16-bit floor", num(predicted / floor_ms));
-        snprintf(mbu, sizeof mbu, "≈ %s%%", num(100 * floor_ms / 2 / predicted));
-    }
-    fprintf(out, "| 3 | now memory-bound: read fewer bytes | int8 weights (next; not in this kit) | %s | %s | %s | — | "
-                 "new floor %s ms = %s tok/s: half the bytes, half the floor |\n\n",
-            tpot, ratio, mbu, num(floor_ms / 2), num(2000 / floor_ms));
-    fprintf(out, "Step 3 is a prediction: the linear layers read half the bytes, so the part of the step that waits "
-                 "on them halves (graph TPOT − their part of the fused step's path ÷ 2, day10's `gemm_path_ms_fused`), "
-                 "everything else stays. Faster than the 16-bit floor is possible because fewer bytes mean a lower floor. The bottleneck "
-                 "moves after every fix, so it has to be measured again: the lesson's own int8 model was *slower* "
-                 "than 16-bit until its dequantization was fused into the matmul.\n\n");
+    log_step("0", "eager", "—", "baseline: emulated HF eager, one kernel per PyTorch op", NAN, NULL);
+    log_step("1", "graph_eager", "the gaps are the launches' host cost", "CUDA graph of the same kernels: one launch per "
+             "step", M(eager), NULL);
+    const double graph = log_step("2", "graph", "what is left is the kernels' own time", "the kit's fused kernels (113 "
+                                  "instead of 446), still one launch", M(graph_eager), NULL);
+    /* Step 3, read fewer bytes: int8 weights, a scale per output row. Its prediction first: if
+     * only the linear layers' bytes halve, the part of the graph step that waits on them halves:
+     * graph - (the fused step's GEMV path, day10) / 2. Then the two measurements of day09's
+     * section 7, each from step 2: unfused (each layer written back to fp16 before the fp16
+     * GEMV, the lesson's uncompiled int8) and fused (the GEMV reads int8). Their ratio and MBU
+     * are against the int8 floor; the 16-bit floor is in the result. */
+    const double gemm = M("gemm_path_ms_fused"), predicted = graph - gemm / 2, floor8 = T(D("tpot_ms_int8_graph_d%.0f"));
+    const double gb16 = M("step_gb"), gbu = M("step_gb_int8_unfused"), gb8 = M("step_gb_int8");
+    char hyp[160] = "now memory-bound: read fewer bytes", more[640] = "", fl[64] = "not run (make day09)";
+    if (!isnan(predicted)) snprintf(hyp, sizeof hyp, "now memory-bound: read fewer bytes (predicted ≈ %s ms: graph − the GEMV "
+                                    "path ÷ 2)", num(predicted));
+    if (!isnan(gbu) && !isnan(gb16))
+        add(more, "%s: a step moves %s GB of weights against fp16's %s (int8 read, fp16 written and read again)",
+            gbu > gb16 ? "more bytes, not fewer" : "fewer bytes", num(gbu), num(gb16));
+    log_step("3a", "int8_unfused_graph", hyp, "int8 weights, each layer dequantized to fp16 by its own kernel before "
+             "the fp16 GEMV (the lesson's uncompiled int8)", graph, more);
+    more[0] = 0;
+    const double int8 = M(D("tpot_ms_int8_graph_d%.0f"));
+    if (!isnan(gb8) && !isnan(gb16)) add(more, "%s GB a step, %s× fp16's", num(gb8), num(gb8 / gb16));
+    if (!isnan(int8) && !isnan(floor_ms))
+        add(more, "%s× the 16-bit floor (%s ms): %s", num(int8 / floor_ms), num(floor_ms),
+            int8 < floor_ms ? "below it, as the lesson's compiled int8 was"
+                            : "above it: the bytes halved, the per-kernel cost that is not bytes did not");
+    log_step("3b", "int8_graph", "the extra bytes are the dequantization's: fuse it into the GEMV",
+             "the GEMV reads int8, turns it into fp16 in registers, scales each row in the epilogue", graph, more);
+    fprintf(out, "\n");
+    if (isnan(floor_ms)) return;
+    if (!isnan(floor8)) snprintf(fl, sizeof fl, "%s ms = %s tok/s", num(floor8), num(1000 / floor8));
+    fprintf(out, "Step 3 is one idea measured twice. int8's floor is its bytes ÷ bandwidth: %s, against "
+                 "16-bit's %s ms (the linear layers at 1 byte and a scale per row, the embedding table still 2 bytes). "
+                 "Unfused, each layer's weights are written back to fp16 and read again, so a step moves more bytes "
+                 "than fp16's and is slower; fused into the GEMV, the same int8 weights halve the bytes. The lesson's "
+                 "own int8 model was *slower* than 16-bit until its dequantization was fused into the matmul: the "
+                 "bottleneck moves after every fix, so every fix has to be measured again.\n\n",
+            fl, num(floor_ms));
 }
 
 /* ---- your PyTorch run: bin/trace_stats --rows, beside the kit's values ------------------ */

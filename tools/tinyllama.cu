@@ -4,10 +4,13 @@
  *   bin/tinyllama                                   synthetic weights, GPU, CUDA graph
  *   bin/tinyllama --model models/TinyLlama-1.1B-Chat-v1.0 --prompt "The llama is"
  *   bin/tinyllama --model ../shared/fixtures/tiny-llama --cpu --dump-logits /tmp/l.f32
+ *   bin/tinyllama --quant int8 --vs-fp16 64        int8 weights, and what they trade against fp16
  *
  * Prints `tokens=` (the generated ids), `text=` when the model folder has a
  * tokenizer.json, and on the GPU ttft_ms, tpot_ms (median decode step), tpot_range
- * ((max - min) / median), kernels_per_step and gemms_per_step. */
+ * ((max - min) / median), kernels_per_step, gemms_per_step and step_weight_gb (the bytes of
+ * weights a step's linear layers read, and unfused int8's dequantize kernels write). */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +27,7 @@ static const char *USAGE =
     "usage: bin/tinyllama [--model DIR | --synthetic] [--cpu] [--prompt TEXT | --prompt-ids 1,2,3]\n"
     "                     [--new N] [--dump-logits FILE] [--seed N]\n"
     "                     [--mode eager|fused|graph|graph_eager] [--batch B] [--dispatch-us N]\n"
+    "                     [--quant fp16|int8|int8_unfused] [--vs-fp16 N]\n"
     "  --model DIR        config.json + model.safetensors (+ tokenizer.json); make model fetches them\n"
     "  --synthetic        TinyLlama's shapes with seeded weights (the default without --model)\n"
     "  --cpu              the fp32 CPU reference instead of the GPU\n"
@@ -34,13 +38,17 @@ static const char *USAGE =
     "  --seed N           synthetic weights' seed (default 1)\n"
     "  --mode M           GPU decode: eager, fused, graph (default) or graph_eager\n"
     "  --batch B          GPU batch rows, all with the same prompt (default 1)\n"
-    "  --dispatch-us N    host busy-wait before each launch, like a Python dispatcher (default 0)\n";
+    "  --dispatch-us N    host busy-wait before each launch, like a Python dispatcher (default 0)\n"
+    "  --quant Q          the weights: fp16 (default); int8 weight-only, a scale per output row, which the\n"
+    "                     fused and graph GEMVs read as int8; int8_unfused, each layer dequantized to fp16\n"
+    "                     first (what eager does under either int8); with --cpu, the fp32 int8 reference\n"
+    "  --vs-fp16 N        (GPU, int8) fp16 generates N tokens; both read them: top-1 agreement, max |dlogit|\n";
 
 static const int DEFAULT_PROMPT[] = {1, 450, 11148, 3304, 338, 263, 21849, 630, 4275, 3082, 3949, 295, 333};
 
 typedef struct {
     const char *model_dir, *prompt, *prompt_ids, *dump;
-    int cpu, synthetic, n_new, batch, mode;
+    int cpu, synthetic, n_new, batch, mode, quant, vs_fp16;
     double dispatch_us;
     unsigned long long seed;
 } Args;
@@ -70,6 +78,11 @@ static Args parse_args(int argc, char **argv) {
         else if (!strcmp(f, "--seed")) a.seed = (unsigned long long)parse_num(f, v, 0);
         else if (!strcmp(f, "--batch")) a.batch = (int)parse_num(f, v, 1);
         else if (!strcmp(f, "--dispatch-us")) a.dispatch_us = (double)parse_num(f, v, 0);
+        else if (!strcmp(f, "--vs-fp16")) a.vs_fp16 = (int)parse_num(f, v, 1);
+        else if (!strcmp(f, "--quant")) {
+            a.quant = quant_from_name(v);
+            if (a.quant < 0) die("--quant %s: expected fp16, int8 or int8_unfused", v);
+        }
         else if (!strcmp(f, "--mode")) {
             a.mode = mode_from_name(v);
             if (a.mode < 0) die("--mode %s: expected eager, fused, graph or graph_eager", v);
@@ -77,6 +90,8 @@ static Args parse_args(int argc, char **argv) {
     }
     if (a.model_dir && a.synthetic) die("--model and --synthetic exclude each other; pick one");
     if (a.prompt && a.prompt_ids) die("--prompt and --prompt-ids exclude each other; pick one");
+    if (a.vs_fp16 && (a.cpu || a.quant == QUANT_FP16))
+        die("--vs-fp16 compares int8 with fp16 on the GPU: give it --quant int8 (or int8_unfused), without --cpu");
     return a;
 }
 
@@ -137,6 +152,7 @@ static void run_cpu(const Config *c, const Args *a, const int *ids, int n,
     SafeTensors st;
     if (a->model_dir) st_open(&st, a->model_dir);
     CpuModel *m = cpu_model_open(c, a->model_dir ? &st : NULL, a->seed, n + a->n_new);
+    if (a->quant != QUANT_FP16) cpu_model_quantize_int8(m);     /* int8 and int8_unfused: the same math */
     float *logits = (float *)xmalloc((size_t)n * c->vocab * sizeof(float));
     int *out = (int *)xmalloc(sizeof(int) * a->n_new);
     double *step_ms = (double *)xmalloc(sizeof(double) * a->n_new);
@@ -152,6 +168,7 @@ static void run_cpu(const Config *c, const Args *a, const int *ids, int n,
         step_ms[i - 1] = now_ms() - t;
     }
     print_result(out, a->n_new, tok, tok_path);
+    printf("quant=%s\n", a->quant == QUANT_FP16 ? "fp32 (the reference)" : "int8 (fp32 arithmetic on int8-representable weights)");
     printf("cpu_ttft_ms=%.3f\n", ttft);
     if (a->n_new > 1) printf("cpu_tpot_ms=%.3f\n", stats_of(step_ms, a->n_new - 1).median);
     free(out);
@@ -166,6 +183,7 @@ static void run_gpu(const Config *c, const Args *a, const int *ids, int n,
                     const Tokenizer *tok, const char *tok_path) {
     GpuModelOpts o = {};
     o.model_dir = a->model_dir, o.seed = a->seed, o.max_batch = a->batch, o.max_seq = 0, o.quiet = 0;
+    o.quant = (Quant)a->quant;
     GpuModel *m = gpu_model_open(&o);
     if (a->dump) {
         float *logits = (float *)xmalloc((size_t)n * c->vocab * sizeof(float));
@@ -182,7 +200,8 @@ static void run_gpu(const Config *c, const Args *a, const int *ids, int n,
     if (a->batch > 1) printf("rows_agree=%s\n", agree ? "yes" : "no (batch rows with the same prompt differ)");
     Stats s = stats_of(t.step_ms, t.n_steps);
     StepCounts k = gpu_step_counts(m, (Mode)a->mode);
-    printf("mode=%s batch=%d dispatch_us=%g\n", mode_name((Mode)a->mode), a->batch, a->dispatch_us);
+    printf("mode=%s batch=%d dispatch_us=%g quant=%s\n", mode_name((Mode)a->mode), a->batch, a->dispatch_us,
+           quant_name((Quant)a->quant));
     printf("ttft_ms=%.3f\n", t.ttft_ms);
     if (t.n_steps > 0) {
         printf("tpot_ms=%.3f\n", s.median);
@@ -190,8 +209,45 @@ static void run_gpu(const Config *c, const Args *a, const int *ids, int n,
     }
     printf("kernels_per_step=%d\n", k.kernels);
     printf("gemms_per_step=%d\n", k.gemms);
+    printf("step_weight_gb=%.4f\n", k.weight_bytes / 1e9);
     free(all);
     gpu_model_free(m);
+}
+
+/* What int8 trades: fp16 generates N greedy tokens; then the prompt and those tokens go through
+ * the fp16 and the int8 model in one prefill each (teacher-forced: at every position both see
+ * the same context, so one early difference does not change everything after it), and at the N
+ * positions that predicted a generated token the two top-1 tokens and all logits are compared. */
+static void vs_fp16(const Config *c, const Args *a, const int *ids, int n) {
+    const int N = a->vs_fp16, len = n + N - 1;
+    if (len >= c->max_seq) die("--vs-fp16 %d: the prompt (%d tokens) and %d more need %d positions; max_seq is %d",
+                               N, n, N, len + 1, c->max_seq);
+    GpuModelOpts o = {};
+    o.model_dir = a->model_dir, o.seed = a->seed, o.max_batch = 1, o.quiet = 1;
+    int *seq = (int *)xmalloc(sizeof(int) * (n + N));
+    float *lg[2];
+    memcpy(seq, ids, sizeof(int) * n);
+    for (int k = 0; k < 2; k++) {       /* fp16, then the int8 choice */
+        o.quant = k ? (Quant)a->quant : QUANT_FP16;
+        GpuModel *m = gpu_model_open(&o);
+        if (!k) gpu_generate(m, ids, n, 1, N, MODE_GRAPH, seq + n, NULL, NULL);
+        lg[k] = (float *)xmalloc(sizeof(float) * len * c->vocab);
+        gpu_prefill(m, seq, len, 1, lg[k]);
+        gpu_model_free(m);
+    }
+    int agree = 0;
+    double dmax = 0;
+    for (int p = n - 1; p < len; p++) {
+        const float *f = lg[0] + (size_t)p * c->vocab, *q = lg[1] + (size_t)p * c->vocab;
+        agree += argmax_f32(f, c->vocab) == argmax_f32(q, c->vocab);
+        for (int v = 0; v < c->vocab; v++) dmax = fmax(dmax, fabs((double)f[v] - q[v]));
+    }
+    printf("vs_fp16: top1_agree=%d/%d (%.1f%%) max_dlogit=%.4f (%s against fp16, teacher-forced on fp16's %d greedy "
+           "tokens)\n", agree, N, 100.0 * agree / N, dmax, quant_name((Quant)a->quant), N);
+    if (!a->model_dir)
+        printf("vs_fp16: synthetic weights: uniform random weights give many near-tied logits, so int8's rounding "
+               "flips more top-1 tokens than it would on a real checkpoint (make model fetches TinyLlama's)\n");
+    free(lg[0]), free(lg[1]), free(seq);
 }
 
 int main(int argc, char **argv) {
@@ -225,6 +281,7 @@ int main(int argc, char **argv) {
 
     if (a.cpu) run_cpu(&c, &a, ids, n, tok, tok_path);
     else run_gpu(&c, &a, ids, n, tok, tok_path);
+    if (a.vs_fp16) vs_fp16(&c, &a, ids, n);
     free(ids);
     if (tok) tok_free(tok);
     return 0;

@@ -171,5 +171,9 @@ expect prompt_too_long "config.json|300 tokens|max_position_embeddings is 256" \
 expect new_past_context "config.json|--new 10|use --new 7 or less" \
   bin/tinyllama --cpu --model "$fix" --prompt-ids "$fits" --new 10
 
+# the weights' format: one of three names; the fp16 comparison only for int8, on the GPU
+expect quant_unknown "--quant int4|fp16, int8 or int8_unfused" bin/tinyllama --cpu --model "$fix" --quant int4
+expect vs_fp16_on_cpu "--vs-fp16|--quant int8|without --cpu" bin/tinyllama --cpu --model "$fix" --quant int8 --vs-fp16 8
+
 echo "bad_input: $pass passed, $fail failed"
 [ "$fail" = 0 ]

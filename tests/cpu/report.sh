@@ -66,8 +66,11 @@ ok "full: no timeline PNG -> says not run (make day11)" "grep -q 'decode-step ti
 ok "full: the ratio is placed in the lesson's band" "grep -q \"ratio 44.7: in the lesson's > 6 band\" $tmp/full/REPORT.md"
 ok "full: graph row says what graphs removed" "grep -q 'graph mode cuts the launches per step from 468 to 1; busy ratio 7.06% → 90.2%' $tmp/full/REPORT.md"
 ok "full: says the weights are synthetic" "grep -q 'Weights: synthetic' $tmp/full/REPORT.md"
-ok "full: the log predicts the int8 floor" "grep -q 'new floor 0.228 ms = 4376 tok/s' $tmp/full/REPORT.md"
-ok "full: the int8 TPOT = graph - the fused GEMV path / 2 (0.887 - 0.769 / 2)" "grep -q '| ≈ 0.502 ms predicted |' $tmp/full/REPORT.md"
+ok "full: the log gives the int8 floor (day09's theory)" "grep -q 'bandwidth: 0.242 ms = 4124 tok/s, against 16-bit.s 0.457 ms' $tmp/full/REPORT.md"
+ok "full: step 3's prediction = graph - the fused GEMV path / 2 (0.887 - 0.769 / 2)" "grep -q '^| 3a | now memory-bound: read fewer bytes (predicted ≈ 0.502 ms' $tmp/full/REPORT.md"
+ok "full: step 3a, unfused int8, measured, slower, with its bytes" "grep -q '^| 3a | .* | 1.94 ms | .* | TPOT +119%; more bytes, not fewer: a step moves 5.17 GB of weights against fp16.s 2.07' $tmp/full/REPORT.md"
+ok "full: step 3b, fused int8, measured, faster, half the bytes, against the 16-bit floor" "grep -q '^| 3b | .* | 0.641 ms | .* | TPOT -27.7%; 1.04 GB a step, 0.501× fp16.s; 1.40× the 16-bit floor' $tmp/full/REPORT.md"
+ok "full: the unfused row comes before the fused one" "[ \$(grep -n '^| 3a |' $tmp/full/REPORT.md | cut -d: -f1) -lt \$(grep -n '^| 3b |' $tmp/full/REPORT.md | cut -d: -f1) ]"
 ok "full: the headline rows say they are the emulated HF eager regime" "[ \$(table $tmp/full | grep -c 'emulated HF eager') -ge 9 ]"
 ok "full: the loop starts from the emulated HF eager step, one change a line" "grep -q '^| 1 | .* | CUDA graph of the same kernels' $tmp/full/REPORT.md && grep -q '^| 2 | .* | the kit.s fused kernels' $tmp/full/REPORT.md"
 
@@ -78,7 +81,7 @@ cp $tmp/full/parts.png $tmp/some/timeline_eager.png
 run $tmp/some
 common_checks $tmp/some some
 ok "some: day10's six items say not run (make day10)" "[ $(table $tmp/some | grep -c 'not run (make day10)') = 6 ]"
-ok "some: the int8 prediction says not run (make day10)" "grep -q 'int8 weights (next; not in this kit) | not run (make day10)' $tmp/some/REPORT.md"
+ok "some: without day10 step 3 has no prediction, and still its measurements" "grep -q '^| 3a | now memory-bound: read fewer bytes | .* | 1.94 ms |' $tmp/some/REPORT.md"
 ok "some: the parts chart says not run (make day10)" "grep -q 'GPU time by model part: not run (make day10)' $tmp/some/REPORT.md"
 ok "some: the busy chart says not run (make day11)" "grep -q 'busy ratio per configuration: not run (make day11)' $tmp/some/REPORT.md"
 ok "some: a present timeline is embedded" "grep -q '(timeline_eager.png)' $tmp/some/REPORT.md"

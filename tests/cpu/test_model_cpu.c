@@ -152,6 +152,29 @@ int main(void) {
     CHECK(max_abs_diff(s[0], s[2], c.vocab) > 1e-4f, "seeds 1 and 2 give the same logits");
     CHECK(isfinite(s[0][argmax_f32(s[0], c.vocab)]), "synthetic logits are finite");
 
+    /* 5. the int8 reference (cpu_model_quantize_int8) on the fixture: what int8 weights change.
+     * Its logits move by about 0.007 (of logits up to 0.9) and its 16 greedy tokens stay
+     * transformers' fp32 ones; a GPU int8 model is held to this reference (tests/gpu/int8.sh). */
+    st_open(&st, fixture(""));
+    m = cpu_model_open(&c, &st, 0, 0);
+    cpu_model_quantize_int8(m);
+    float *l8 = xmalloc(sizeof(float) * n * c.vocab);
+    cpu_forward(m, ids, n, 0, l8, 1);
+    const float d8 = max_abs_diff(l8, logits, n * c.vocab);
+    CHECK(d8 > 0 && d8 < 2e-2f, "int8 reference: max |logit - fp32| = %g, expected above 0 and below 2e-2", d8);
+    got[0] = argmax_f32(l8 + (size_t)(n - 1) * c.vocab, c.vocab);
+    for (int i = 1; i < n_new; i++) {
+        cpu_forward(m, &got[i - 1], 1, n + i - 1, last, 0);
+        got[i] = argmax_f32(last, c.vocab);
+    }
+    int same = 0;
+    for (int i = 0; i < n_new; i++) same += got[i] == want[i];
+    CHECK(same == n_new, "int8 reference: %d of %d greedy tokens are transformers' fp32 ones", same, n_new);
+    printf("int8 reference: max |logit - fp32| = %.5f, %d of %d greedy tokens the same\n", d8, same, n_new);
+    cpu_model_free(m);
+    st_close(&st);
+    free(l8);
+
     for (int k = 0; k < 3; k++) free(s[k]);
     free(l16); free(l32); free(last); free(logits); free(ref); free(text);
     cJSON_Delete(exp);

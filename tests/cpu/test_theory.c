@@ -22,6 +22,19 @@ int main(void) {
     double w = weight_bytes(&tl);
     CHECK(near(w / 1e9, 2.2, 0.01), "weight bytes %.3f GB, want 2.2", w / 1e9);
 
+    /* int8 weight-only: 1.034 B linear weights (22 x 44.04M + lm_head 65.5M) at 1 byte, 426,240
+     * rows' scales at 4, the embedding and norms (65.6M) at 2: 1.167 GB, 3.65 ms on a T4 (not
+     * 6.9 / 2 = 3.45: the embedding table stays fp16) */
+    CHECK(linear_params(&tl) == 1034420224.0, "linear params %.0f, want 1034420224", linear_params(&tl));
+    CHECK(linear_rows(&tl) == 426240.0, "linear rows %.0f, want 426240", linear_rows(&tl));
+    CHECK(int8_weight_bytes(&tl) == 1167381504.0, "int8 bytes %.0f, want 1167381504", int8_weight_bytes(&tl));
+    CHECK(near(floor_tpot_ms(int8_weight_bytes(&tl), 320), 3.65, 0.01), "int8 floor on a T4 %.3f ms, want 3.65",
+          floor_tpot_ms(int8_weight_bytes(&tl), 320));
+    Config tt = tl;
+    tt.tied = 1;                        /* tied: the same bytes, lm_head's copy replacing its own matrix */
+    CHECK(int8_weight_bytes(&tt) == int8_weight_bytes(&tl), "tied int8 bytes %.0f, want %.0f", int8_weight_bytes(&tt),
+          int8_weight_bytes(&tl));
+
     /* floor TPOT 6.9 ms and ~145 tok/s at 320 GB/s; ridge 65e12 / 320e9 ~ 203 */
     double fl = floor_tpot_ms(w, 320);
     CHECK(near(fl, 6.9, 0.05), "floor %.3f ms, want 6.9", fl);

@@ -4,7 +4,9 @@
 # --help works and a bad argument is one sentence and exit 1; and the lessons' claims hold
 # on this GPU: the first generate is slower than a warm one, an unsynced matmul "beats" the
 # peak, the synced one does not, a TPOT is never below its floor, graph beats eager, a prefill
-# stays under its roofline. A row counts only when it holds a measured, finite number; a
+# stays under its roofline; day09's int8 rows: against the int8 floor, a fused int8 step
+# moving half of fp16's weight bytes and an unfused one more (whether fused int8 is faster is
+# a claim, answers/claims.tsv). A row counts only when it holds a measured, finite number; a
 # claim that needs this GPU's datasheet peak, on a GPU the kit has none for, is counted as
 # skipped and says so.
 cd "$(dirname "$0")/../.."
@@ -51,7 +53,10 @@ for k in ttft_ms tpot_ms ratio tok_s mbu ttft_over_tpot ttft_ms_sub ttft_ms_stre
          tpot_ms_sub tpot_ms_stream tpot_ms_events tpot_ms_eager ratio_eager mbu_eager tpot_ms_fused \
          ratio_fused mbu_fused tpot_ms_graph ratio_graph mbu_graph total_over_n_ms_8 total_over_n_ms_64 \
          prefill_intensity_200 prefill_tflops_200 dispatch_us dispatch_cost_ms ttft_ms_bare tpot_ms_graph_eager \
-         tpot_ms_eager_d40 tpot_ms_graph_eager_d40 tpot_ms_fused_d40 tpot_ms_graph_d40; do
+         tpot_ms_eager_d40 tpot_ms_graph_eager_d40 tpot_ms_fused_d40 tpot_ms_graph_d40 step_gb \
+         tpot_ms_int8_fused tpot_ms_int8_graph tpot_ms_int8_graph_d40 ttft_ms_int8 ratio16_int8_graph step_gb_int8 \
+         tpot_ms_int8_unfused_fused tpot_ms_int8_unfused_graph tpot_ms_int8_unfused_graph_d40 ttft_ms_int8_unfused \
+         step_gb_int8_unfused; do
   has_row day09 $k; ok "day09 row $k" $?
 done
 
@@ -70,12 +75,18 @@ fi
 holds "$(row day08 time_sync_after_graph_ms) > $(row day08 time_sync_both_graph_ms)"; ok "sync-after-only includes the queued prefill (graph step)" $?
 holds "$(row day08 implicit_sync_d2h_ms) > 25"; ok "a device-to-host cudaMemcpy waits for queued work" $?
 holds "$(row day08 bench_range_pct_nosync) > $(row day08 bench_range_pct_sync)"; ok "bench without its first sync spreads more" $?
-for k in tpot_ms tpot_ms_events tpot_ms_eager tpot_ms_fused tpot_ms_graph tpot_ms_graph_d40 ttft_ms ttft_ms_bare; do
+for k in tpot_ms tpot_ms_events tpot_ms_eager tpot_ms_fused tpot_ms_graph tpot_ms_graph_d40 ttft_ms ttft_ms_bare \
+         tpot_ms_int8_graph tpot_ms_int8_fused tpot_ms_int8_unfused_graph ttft_ms_int8; do
   holds "$(row day09 $k) >= $(theory day09 $k)"; ok "day09 $k $(row day09 $k) not below its floor $(theory day09 $k)" $?
 done
 ! grep -q '^error' "$tmp/day09_ttft_tpot.log"; ok "day09 prints no measurement error" $?
 holds "$(row day09 tpot_ms) > $(row day09 tpot_ms_eager)"; ok "the emulated dispatcher makes the eager step longer" $?
 holds "$(row day09 tpot_ms_graph) < $(row day09 tpot_ms_eager)"; ok "graph TPOT < eager TPOT" $?
+holds "$(theory day09 tpot_ms_int8_graph) < 0.55 * $(theory day09 tpot_ms_graph)"; ok "the int8 floor ($(theory day09 tpot_ms_int8_graph) ms) is about half the 16-bit one" $?
+r=$(awk "BEGIN { print $(row day09 step_gb_int8) / $(row day09 step_gb) }")
+holds "$r > 0.475 && $r < 0.525"; ok "a fused int8 step moves half of fp16's weight bytes ($r)" $?
+holds "$(row day09 step_gb_int8_unfused) > $(row day09 step_gb)"; ok "an unfused int8 step moves more weight bytes than fp16's" $?
+holds "$(row day09 tpot_ms_int8_unfused_graph) > $(row day09 tpot_ms_graph)"; ok "unfused int8 graph TPOT > fp16 graph TPOT" $?
 holds "$(row day09 total_over_n_ms_8_long) > 1.3 * $(theory day09 total_over_n_ms_8_long)"; ok "1024-token prompt: total/8 overstates TPOT by more than 30%" $?
 r=$(theory day09 prefill_tflops_200)
 if [ "$r" != "-" ]; then

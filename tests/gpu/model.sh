@@ -4,29 +4,9 @@
 #      every prompt position within 2e-2 of its fp32 logits.f32, in every mode;
 #   2. a TinyLlama-shaped model made here by hf_reference.py (needs torch + transformers):
 #      the first 8 greedy tokens = transformers' fp16 ones, and all four modes agree.
-# SHARED is the folder holding fixtures/ and reference/ (or fixtures itself, with
-# reference/ beside it). Prints "model: N passed, N failed".
-cd "$(dirname "$0")/../.."
-BIN=${BIN:-bin}   # build-t4/bin under make test-gpu-t4
-SHARED=${SHARED:-../shared}
-if [ -d "$SHARED/fixtures" ]; then FIX=$SHARED/fixtures REF=$SHARED/reference
-else FIX=$SHARED REF=$SHARED/../reference; fi
-if [ ! -d "$FIX/tiny-llama" ]; then   # a student's clone: skip, loudly; CI (KIT_REQUIRE_FIXTURES): fail
-  r=${KIT_REQUIRE_FIXTURES:+1}; echo "model: 0 passed, ${r:-0} failed, $((1 - ${r:-0})) skipped (no fixtures at $FIX: set SHARED to the course's shared folder)"; exit ${r:-0}
-fi
-TMP=$(mktemp -d); trap 'rm -rf "$TMP"' EXIT
-pass=0; fail=0
-check() { if eval "$1"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL $2"; fi; }
+# SHARED, BIN: see fixtures.sh. Prints "model: N passed, N failed".
+source "$(dirname "$0")/fixtures.sh" model
 field() { python3 -c 'import json,sys; print(",".join(map(str, json.load(open(sys.argv[1]))[sys.argv[2]])))' "$1" "$2"; }
-# the first N of two comma lists are equal
-same() { [ "$(echo "$1" | cut -d, -f1-"$3")" = "$(echo "$2" | cut -d, -f1-"$3")" ]; }
-maxdiff() { python3 - "$1" "$2" <<'EOF'
-import array, sys
-a, b = array.array('f'), array.array('f')
-a.frombytes(open(sys.argv[1], 'rb').read()); b.frombytes(open(sys.argv[2], 'rb').read())
-print(max(abs(x - y) for x, y in zip(a, b)) if len(a) == len(b) and a else 'size-mismatch')
-EOF
-}
 
 # 1. the tiny fixture
 want=$(field "$FIX/tiny-llama/expected.json" greedy_fp16)
