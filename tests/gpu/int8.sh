@@ -9,8 +9,8 @@
 #      near-ties that fp16 activations tip, as model.sh allows for fp16), fused = graph, and
 #      the step's weight bytes are half of fp16's;
 #   3. int8 against fp16 (--vs-fp16 64): top-1 agreement and max |dlogit| printed, on both.
-# SHARED, BIN: see fixtures.sh. Prints "int8: N passed, N failed".
-source "$(dirname "$0")/fixtures.sh" int8
+# SHARED, BIN: see fixtures.bash. Prints "int8: N passed, N failed".
+source "$(dirname "$0")/fixtures.bash" int8
 # how many of the first 16 of two comma lists are equal
 agree16() { paste -d' ' <(echo "$1" | tr , '\n') <(echo "$2" | tr , '\n') | awk '$1 == $2 {n++} END {print n + 0}'; }
 below() { python3 -c "import sys; sys.exit(0 if float('$1') < $2 else 1)" 2>/dev/null; }

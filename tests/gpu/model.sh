@@ -4,8 +4,8 @@
 #      every prompt position within 2e-2 of its fp32 logits.f32, in every mode;
 #   2. a TinyLlama-shaped model made here by hf_reference.py (needs torch + transformers):
 #      the first 8 greedy tokens = transformers' fp16 ones, and all four modes agree.
-# SHARED, BIN: see fixtures.sh. Prints "model: N passed, N failed".
-source "$(dirname "$0")/fixtures.sh" model
+# SHARED, BIN: see fixtures.bash. Prints "model: N passed, N failed".
+source "$(dirname "$0")/fixtures.bash" model
 field() { python3 -c 'import json,sys; print(",".join(map(str, json.load(open(sys.argv[1]))[sys.argv[2]])))' "$1" "$2"; }
 
 # 1. the tiny fixture
