@@ -1,5 +1,5 @@
-# fixtures.bash: what model.sh and int8.sh share, sourced with the test's name as $1 (not run on
-# its own: tests/run.sh runs the executable scripts only). It finds the fixtures, skips the
+# fixtures.bash: what model.sh and int8.sh share, sourced with the test's name as $1 (not a test of
+# its own: tests/run.sh runs the *.sh scripts). It finds the fixtures, skips the
 # test loudly when there are none (a student's clone; with KIT_REQUIRE_FIXTURES, as in CI, it
 # fails), makes a scratch folder and defines the checks.
 #   SHARED is the folder holding fixtures/ and reference/ (or fixtures itself, with reference/
