@@ -67,10 +67,10 @@
  *   int8 (section 7)    floor: 1.167 GB of int8 weights (linear layers 1 byte + a scale per row,
  *                       embedding fp16): H200 0.242 ms; T4 (theory) 6.9 -> 3.65 ms. step_gb_int8 =
  *                       0.50 x step_gb (1.04 of 2.07 GB), step_gb_int8_unfused 2.5 x (5.17 GB).
- *                       Predicted, not yet measured (tests/gpu/PERF_LOG.md, v23): unfused graph
- *                       1.7-2.2 ms, slower than fp16's 0.84; fused graph 0.58-0.68 ms, faster than
- *                       fp16 but above the 16-bit floor of 0.457: the bytes halve, the 2-4 us each
- *                       kernel costs beyond its bytes does not
+ *                       H200, one bench run (tests/gpu/PERF_LOG.md, v23): unfused graph 1.72 ms,
+ *                       twice fp16's 0.85; fused graph 0.75 ms, 11% faster than fp16 and 1.64x the
+ *                       16-bit floor of 0.457: the bytes halve, the 2-4 us each kernel costs
+ *                       beyond its bytes does not
  * It proves acceptance question 3 (the ratio and where the gap comes from: the modes show
  * that it moves with launches, not bytes) and self-test 2, corrects mistake #6, and measures
  * the loop's step 3 for day12.
