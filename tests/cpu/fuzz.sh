@@ -45,7 +45,8 @@ run() {   # run TARGET: one libFuzzer run, its log in $BUILD/fuzz/logs/TARGET.lo
   ( "$BUILD/fuzz/bin/$t" -close_fd_mask=3 -print_final_stats=1 -timeout=30 -rss_limit_mb=2048 \
       -artifact_prefix="$BUILD/fuzz/findings/$t-" "${mode[@]}" "${dirs[@]}" >"$log" 2>&1
     echo $? >"$log.rc"
-    times | awk 'NR == 2 { split($1 " " $2, t, /[ms ]+/); printf "%.1f\n", 60 * t[1] + t[2] + 60 * t[3] + t[4] }' >"$log.cpu" )
+    times >"$log.times"   # (here, not in a pipe: a pipe's subshell has no children of its own)
+    awk 'NR == 2 { split($1 " " $2, t, /[ms ]+/); printf "%.1f\n", 60 * t[1] + t[2] + 60 * t[3] + t[4] }' "$log.times" >"$log.cpu" )
 }
 
 declare -A before
