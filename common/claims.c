@@ -12,8 +12,8 @@ typedef struct {
     const char *where;              /* the position reached */
     const char *file; int line;     /* for error messages */
     const Row *rows; int nrows;
-    ClaimResult r;                  /* why: the first row that was not there, or a side not finite */
-    int missing;
+    ClaimResult r;                  /* why: the first row that was not there, or value not finite */
+    int missing, invalid;
 } Expr;
 
 static void fail(Expr *e, const char *what) {
@@ -21,6 +21,20 @@ static void fail(Expr *e, const char *what) {
         *e->where ? "at \"" : "at the end of the line", e->where, *e->where ? "\"" : "");
 }
 static void skip(Expr *e) { while (isspace((unsigned char)*e->where)) e->where++; }
+
+/* v, noting the first value that is not a finite number (a row measured inf, 1e999, a division
+ * by zero: what the text from..here gives) as the reason the claim is false. Infinity equals
+ * nothing and bounds nothing, and 1 / inf = 0 must not hide it either. */
+static double checked(Expr *e, double v, const char *from) {
+    if (!isfinite(v) && !e->missing && !e->invalid) {
+        int n = (int)(e->where - from);
+        while (n > 0 && isspace((unsigned char)from[n - 1])) n--;
+        snprintf(e->r.why, sizeof e->r.why, "%.*s%s is %g, not a finite number", n < 80 ? n : 80, from,
+                 n < 80 ? "" : "...", v);
+        e->invalid = 1;
+    }
+    return v;
+}
 static int eat(Expr *e, const char *tok) {
     skip(e);
     size_t n = strlen(tok);
@@ -34,6 +48,7 @@ static int eat(Expr *e, const char *tok) {
 /* day.key -> its measured (or theory) value; NAN and a note when it is missing. */
 static double ref(Expr *e, int theory) {
     skip(e);
+    const char *from = e->where;
     char day[16], key[64];
     int n = 0;
     if (sscanf(e->where, "%15[a-z0-9].%63[A-Za-z0-9_]%n", day, key, &n) != 2 || strncmp(day, "day", 3))
@@ -51,7 +66,7 @@ static double ref(Expr *e, int theory) {
     size_t len = strlen(e->r.used);
     snprintf(e->r.used + len, sizeof e->r.used - len, "%s%s%s.%s%s=%.4g", len ? "  " : "",
              theory ? "theory(" : "", day, key, theory ? ")" : "", v);
-    return v;
+    return checked(e, v, from);
 }
 
 static double sum(Expr *e);
@@ -70,32 +85,36 @@ static double atom(Expr *e) {
         return v;
     }
     if (isdigit((unsigned char)*e->where) || *e->where == '.') {
+        const char *from = e->where;
         char *end;
         double v = strtod(e->where, &end);
         if (end == e->where) fail(e, "expected a number");
         e->where = end;
-        return v;
+        return checked(e, v, from);
     }
     return ref(e, 0);
 }
 static double product(Expr *e) {
+    skip(e);
+    const char *from = e->where;
     double v = atom(e);
     for (;;) {
-        if (eat(e, "*")) v *= atom(e);
-        else if (eat(e, "/")) v /= atom(e);
+        if (eat(e, "*")) v = checked(e, v * atom(e), from);
+        else if (eat(e, "/")) v = checked(e, v / atom(e), from);
         else return v;
     }
 }
 static double sum(Expr *e) {
+    skip(e);
+    const char *from = e->where;
     double v = product(e);
     for (;;) {
-        if (eat(e, "+")) v += product(e);
-        else if (eat(e, "-")) v -= product(e);
+        if (eat(e, "+")) v = checked(e, v + product(e), from);
+        else if (eat(e, "-")) v = checked(e, v - product(e), from);
         else return v;
     }
 }
 static int compare(Expr *e) {
-    const char *start = e->where + strspn(e->where, " \t");
     double a = sum(e);
     /* two-character operators first, so "<=" is not read as "<" */
     static const char *const ops[] = {"<=", ">=", "==", "!=", "<", ">"};
@@ -104,13 +123,6 @@ static int compare(Expr *e) {
         if (eat(e, ops[i])) op = i;
     if (op < 0) fail(e, "expected a comparison (< <= > >= == !=)");
     double b = sum(e);
-    if (!isfinite(a) || !isfinite(b)) {   /* inf == 5 would hold within any relative tolerance */
-        if (!e->r.why[0])
-            snprintf(e->r.why, sizeof e->r.why, "the %s side of '%.*s' is %g, not a finite number",
-                     isfinite(a) ? "right" : "left", (int)(e->where - start) < 80 ? (int)(e->where - start) : 80,
-                     start, isfinite(a) ? b : a);
-        return 0;
-    }
     int eq = fabs(a - b) <= 1e-6 * fmax(fabs(a), fabs(b));
     switch (op) {
     case 0: return a <= b || eq;
@@ -128,11 +140,7 @@ ClaimResult claim_eval(const Claim *c, const char *file, const Row *rows, int nr
     while (eat(&e, "and")) ok &= compare(&e);
     skip(&e);
     if (*e.where) fail(&e, "unexpected text");
-    if (e.missing) e.r.verdict = CLAIM_NOT_RUN;
-    else {
-        e.r.verdict = ok ? CLAIM_TRUE : CLAIM_FALSE;
-        if (ok) e.r.why[0] = 0;
-    }
+    e.r.verdict = e.missing ? CLAIM_NOT_RUN : e.invalid || !ok ? CLAIM_FALSE : CLAIM_TRUE;
     return e.r;
 }
 

@@ -11,9 +11,9 @@
  * day.key is that row's measured value, theory(day.key) its theory column; numbers,
  * + - * / and parentheses; comparisons < <= > >= == != ('==' means equal to 6 significant
  * digits); comparisons joined by 'and'. A claim is true, false, or not run when a row it needs
- * is missing or unmeasured (not a pass, not a failure). A side of a comparison that is not a
- * finite number (a row measured inf, a division by zero) makes the claim false, with that
- * reason: infinity equals nothing and bounds nothing. */
+ * is missing or unmeasured (not a pass, not a failure). Any value in a claim that is not a
+ * finite number (a row measured inf, 1e999, a division by zero, also where 1 / inf = 0 would
+ * hide it) makes the claim false, with that reason: infinity equals nothing and bounds nothing. */
 #ifndef KIT_CLAIMS_H
 #define KIT_CLAIMS_H
 #include "rows.h"
@@ -35,7 +35,7 @@ void claims_free(Claim *claims, int n);
 typedef enum { CLAIM_FALSE, CLAIM_TRUE, CLAIM_NOT_RUN } Verdict;
 typedef struct {
     Verdict verdict;
-    char why[192];      /* not run: the first row missing; false: a side that is not finite */
+    char why[192];      /* not run: the first row missing; false: the first value not finite */
     char used[512];     /* "day.key=value ..." for the printout */
 } ClaimResult;
 

@@ -10,7 +10,8 @@
 #                                  $BUILD/fuzz/findings/TARGET-* (crash-, leak-, timeout-, oom-)
 # KIT_FUZZ_TARGETS: which targets (default: every one built). The seeds are made from the
 # fixtures now ($BUILD/fuzz/seeds SHARED $BUILD/fuzz/data). One line per target:
-#   fuzz_TARGET seconds=20 execs=412345 findings=0 corpus=311
+#   fuzz_TARGET seconds=20 cpu_s=19.8 execs=412345 findings=0 corpus=311
+# (seconds: the wall-clock budget; cpu_s: the CPU time the target had of it)
 # then "fuzz: N passed, N failed", a target passing when it ran to the end with no finding.
 cd "$(dirname "$0")/../.."
 SHARED=${SHARED:-../shared} BUILD=${BUILD:-build}
@@ -34,15 +35,18 @@ export UBSAN_OPTIONS=print_stacktrace=1
 mkdir -p "$BUILD/fuzz/findings" "$BUILD/fuzz/logs"
 scratch=$(mktemp -d); trap 'rm -rf "$scratch"' EXIT
 
-run() {   # run TARGET: one libFuzzer run, its log in $BUILD/fuzz/logs/TARGET.log, its exit code in .rc
+run() {   # run TARGET: one libFuzzer run, its log in $BUILD/fuzz/logs/TARGET.log, its exit code in .rc,
+          # its CPU seconds (user + system, from the subshell's `times`) in .cpu
   local t=$1 log=$BUILD/fuzz/logs/$1.log dirs=("$KIT_FUZZ_DATA/$1")
   [ -d "tests/fuzz/regress/$t" ] && dirs+=("tests/fuzz/regress/$t")
   local mode=(-runs=0 "$scratch/$t")
   if [ "$secs" != 0 ]; then mkdir -p "$BUILD/fuzz/corpus/$t"; mode=(-max_total_time="$secs" -seed=1 "$BUILD/fuzz/corpus/$t"); fi
   mkdir -p "$scratch/$t"
-  "$BUILD/fuzz/bin/$t" -close_fd_mask=3 -print_final_stats=1 -timeout=30 -rss_limit_mb=2048 \
-    -artifact_prefix="$BUILD/fuzz/findings/$t-" "${mode[@]}" "${dirs[@]}" >"$log" 2>&1
-  echo $? >"$log.rc"
+  ( "$BUILD/fuzz/bin/$t" -close_fd_mask=3 -print_final_stats=1 -timeout=30 -rss_limit_mb=2048 \
+      -artifact_prefix="$BUILD/fuzz/findings/$t-" "${mode[@]}" "${dirs[@]}" >"$log" 2>&1
+    echo $? >"$log.rc"
+    times >"$log.times"   # (here, not in a pipe: a pipe's subshell has no children of its own)
+    awk 'NR == 2 { split($1 " " $2, t, /[ms ]+/); printf "%.1f\n", 60 * t[1] + t[2] + 60 * t[3] + t[4] }' "$log.times" >"$log.cpu" )
 }
 
 declare -A before
@@ -60,7 +64,7 @@ for t in $targets; do
   execs=$(sed -nE 's/^stat::number_of_executed_units: ([0-9]+).*/\1/p' "$log" | tail -1)
   found=$(( $(ls "$BUILD/fuzz/findings/" | grep -c "^$t-") - ${before[$t]} ))
   corpus=$( [ "$secs" != 0 ] && ls "$BUILD/fuzz/corpus/$t" | wc -l || echo -)
-  echo "fuzz_$t seconds=$secs execs=${execs:-0} findings=$found corpus=$corpus"
+  echo "fuzz_$t seconds=$secs cpu_s=$(cat "$log.cpu" 2>/dev/null) execs=${execs:-0} findings=$found corpus=$corpus"
   if [ "$rc" = 0 ] && [ "$found" = 0 ] && [ -n "$execs" ]; then pass=$((pass + 1))
   else
     fail=$((fail + 1))
