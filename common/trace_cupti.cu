@@ -333,7 +333,7 @@ static int start(Trace *t, int kinds) {
     if (g_active) trace_stop();
     if (!subscribed) {
         trace_bind_nvtx();
-        g_ring = (CorrSlot *)xcalloc(RING, sizeof(CorrSlot));
+        if (!g_ring) g_ring = (CorrSlot *)xcalloc(RING, sizeof(CorrSlot));
         CUptiResult r = cuptiSubscribe(&g_sub, on_callback, NULL);
         if (r != CUPTI_SUCCESS) return unavailable("cuptiSubscribe", r);
         if ((r = cuptiEnableCallback(1, g_sub, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED)) != CUPTI_SUCCESS ||
