@@ -46,9 +46,9 @@
  *                         the step waits on, the GPU times count the waits too)
  *   busy                  H200 6.9-7.1%, day11's busy_eager_b1_d40 within half a point; T4 (the
  *                         lesson) 50-65%
- *   profiler_overhead_pct 3-31% at 40 us a launch (the tracer adds 4-15 us to each launch call; the
- *                         host's noise moves it), 22-107% for the bare C step (day11): read shares
- *                         from the profiler, times from the timer (mistake #11)
+ *   profiler_overhead_pct -4 to 31% at 40 us a launch in four runs (the tracer's few us a launch
+ *                         are of the size of the host's noise on a 20 ms step), 22-107% for the bare
+ *                         C step (day11): read shares from the profiler, times from the timer (#11)
  * It proves acceptance question 4 (the top 3 kernels and their model parts), self-test 3
  * (155 linear calls per step: 465 over 3 steps) and self-test 5 (no flash-attention kernel
  * and no RMSNorm kernel in eager: the norm is three small kernels side by side, pow, mean +
