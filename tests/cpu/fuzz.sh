@@ -9,7 +9,7 @@
 #                                  $BUILD/fuzz/corpus/TARGET, its findings land in
 #                                  $BUILD/fuzz/findings/TARGET-* (crash-, leak-, timeout-, oom-)
 # KIT_FUZZ_TARGETS: which targets (default: every one built). The seeds are made from the
-# fixtures now ($BUILD/fuzz/seeds SHARED $BUILD/fuzz/data). One line per target:
+# fixtures at each run ($BUILD/fuzz/seeds SHARED $BUILD/fuzz/data). One line per target:
 #   fuzz_TARGET seconds=20 cpu_s=19.8 execs=412345 findings=0 corpus=311
 # (seconds: the wall-clock budget; cpu_s: the CPU time the target had of it)
 # then "fuzz: N passed, N failed", a target passing when it ran to the end with no finding.
