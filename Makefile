@@ -105,9 +105,7 @@ $(ASAN_BINS): $(BUILD)/asan/%: tests/asan/%.c $(HOST_SRC) $(HEADERS) | $(BUILD)/
 # make test runs each over its seeds and tests/fuzz/regress/ (tests/cpu/fuzz.sh); make fuzz
 # fuzzes each for FUZZ_SECONDS, FUZZ_JOBS at a time, its corpus kept in $(BUILD)/fuzz/corpus.
 FUZZ_CC      ?= clang
-FUZZ_TARGETS ?= config safetensors st_index tokenizer tokenize rows claims day12
-# (the PyTorch-trace reader's target, issue 24, joins this list: tests/fuzz/torch_trace.c,
-#  its seeds in tests/fuzz/seeds.c)
+FUZZ_TARGETS ?= config safetensors st_index tokenizer tokenize rows claims day12 torch_trace
 FUZZ_SECONDS ?= 60
 FUZZ_JOBS    ?= $(NPROC)
 HAVE_FUZZ    := $(shell f=$$($(FUZZ_CC) -print-file-name=libclang_rt.fuzzer-$$(uname -m).a 2>/dev/null) && [ -f "$$f" ] && echo yes)

@@ -8,7 +8,9 @@
  *   OUT/tokenizer/  the fixture tokenizer cut to its first 64 merges, merges as "a b" and as pairs
  *   OUT/tokenize/   the texts of tests/data/tokenizer_cases.json
  *   OUT/rows/, OUT/claims/, OUT/day12/   the kit's rows files, claims and a gaps sample
- * A new target adds its seeds here (the PyTorch-trace reader's, issue 24: OUT/torch_trace/). */
+ *   OUT/torch_trace/  the fixture torch.profiler trace cut to its first step's events (its
+ *                     ProfilerStep annotations, kernels, launch calls and ops), two ways
+ * A new target adds its seeds here. */
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <stdio.h>
@@ -266,6 +268,27 @@ static void rows_seeds(void) {
     put_two(at("day12/%s", "reference.txt"), "answers/reference/rows.tsv", at("model/%s", "gaps.tsv"));
 }
 
+/* The fixture trace (5.8 MB) is too large to mutate quickly: its first events, the start of
+ * its first profiled step, kept as a trace of their own, the metadata first. */
+static void trace_seeds(const char *shared) {
+    folder("torch_trace");
+    char path[1024];
+    snprintf(path, sizeof path, "%s/fixtures/torch-trace/trace_hf_eager_b1.json", shared);
+    cJSON *root = slurp_json(path), *ev = cJSON_GetObjectItem(root, "traceEvents");
+    if (!cJSON_IsArray(ev)) die("%s has no traceEvents array", path);
+    const int keep[] = {400, 1500};
+    for (int k = 0; k < 2; k++) {
+        cJSON *cut = cJSON_CreateObject(), *arr = cJSON_AddArrayToObject(cut, "traceEvents");
+        int i = 0;
+        for (cJSON *e = ev->child; e && i < keep[k]; e = e->next, i++) cJSON_AddItemToArray(arr, cJSON_Duplicate(e, 1));
+        char name[32];
+        snprintf(name, sizeof name, "first_%d.json", keep[k]);
+        put_json(at("torch_trace/%s", name), cut);
+        cJSON_Delete(cut);
+    }
+    cJSON_Delete(root);
+}
+
 int main(int argc, char **argv) {
     if (argc != 3) die("usage: seeds SHARED OUT (from the repository root)");
     out = argv[2];
@@ -273,6 +296,7 @@ int main(int argc, char **argv) {
     model_seeds(argv[1]);
     tokenizer_seeds(argv[1]);
     rows_seeds();
+    trace_seeds(argv[1]);
     printf("seeds: written to %s\n", out);
     return 0;
 }
