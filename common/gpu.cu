@@ -81,9 +81,10 @@ int gpu_blocks_per_sm(const void *kernel, int threads, size_t dyn_smem) {
 
 void gpu_mem_info(size_t *free_b, size_t *total_b) {
     CUDA_CHECK(cudaMemGetInfo(free_b, total_b));
-    if (gpu_t4()) {
-        if (*total_b > T4_MEM_BYTES) *free_b -= *total_b - (size_t)T4_MEM_BYTES, *total_b = (size_t)T4_MEM_BYTES;
-        if ((long long)*free_b < 0) *free_b = 0;
+    if (gpu_t4() && *total_b > T4_MEM_BYTES) {   /* what is in use stays in use, on a T4-sized card */
+        const size_t used = *total_b - *free_b, t4 = (size_t)T4_MEM_BYTES;
+        *total_b = t4;
+        *free_b = used < t4 ? t4 - used : 0;
     }
 }
 
