@@ -57,7 +57,7 @@ struct GpuModel {
 };
 
 const char *mode_name(Mode m) {
-    static const char *n[] = {"eager", "fused", "graph", "graph_eager"};
+    static const char *n[] = {"eager", "fused", "graph", "graph_eager", "persistent"};
     return m >= 0 && m < MODE_COUNT ? n[m] : "?";
 }
 int mode_from_name(const char *s) {
@@ -270,9 +270,20 @@ StepCounts gpu_step_counts(GpuModel *m, Mode mode) {
         StepCounts k;
         CUDA_CHECK(cudaGraphDestroy(capture(m, mode == MODE_EAGER, B, &k)));
         k.host_launches = k.kernels;
+        if (mode == MODE_PERSISTENT) k.kernels = k.host_launches = 1;  /* the fused step's linear layers, in one kernel */
         m->counts[mode][B] = k;
     }
     return m->counts[mode][B];
+}
+
+/* ---- the persistent step (kernels_persistent.cu) ---- */
+const char *gpu_mode_refusal(GpuModel *m, Mode mode, int batch) {
+    (void)m, (void)batch;
+    return mode == MODE_PERSISTENT ? "persistent mode is not built yet" : NULL;
+}
+int gpu_persistent_trace(GpuModel *m, PersistTrace *t) {
+    (void)m, (void)t;
+    return 0;
 }
 
 /* ---- the public steps ---- */
@@ -283,6 +294,8 @@ void gpu_decode_step(GpuModel *m, Mode mode) {
         if (m->h_pos[r] >= m->max_seq)
             die("gpu_decode_step: row %d has filled its KV cache of %d positions; open the model with a larger "
                 "max_seq", r, m->max_seq);
+    const char *no = gpu_mode_refusal(m, mode, B);
+    if (no) die("%s", no);
     if (mode == MODE_EAGER) step_eager(m, B);
     else if (mode == MODE_FUSED) step_fused(m, B);
     else {

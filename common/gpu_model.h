@@ -5,14 +5,16 @@
  *            kernels per step, 155 of them linear layers)
  *   fused  - one kernel per natural op (fused QKV and gate-up GEMVs)
  *   graph  - the fused step captured once into a CUDA graph and replayed
- *   graph_eager - the eager step captured and replayed */
+ *   graph_eager - the eager step captured and replayed
+ *   persistent - beyond the week: the whole step in one kernel resident on every SM, each tile
+ *            waiting only for the tiles it reads (kernels_persistent.cu) */
 #ifndef KIT_GPU_MODEL_H
 #define KIT_GPU_MODEL_H
 #include <cuda_runtime.h>
 #include "config.h"
 
-typedef enum { MODE_EAGER, MODE_FUSED, MODE_GRAPH, MODE_GRAPH_EAGER, MODE_COUNT } Mode;
-const char *mode_name(Mode m);          /* "eager", "fused", "graph", "graph_eager" */
+typedef enum { MODE_EAGER, MODE_FUSED, MODE_GRAPH, MODE_GRAPH_EAGER, MODE_PERSISTENT, MODE_COUNT } Mode;
+const char *mode_name(Mode m);          /* "eager", "fused", "graph", "graph_eager", "persistent" */
 int mode_from_name(const char *s);      /* -1 if unknown */
 
 /* The weights and how the linear layers read them:
@@ -75,6 +77,26 @@ void gpu_last_logits(GpuModel *m, float *logits);
  * launched: each kernel's N x K x bytes per weight (+ 4 per row's scale). */
 typedef struct { int kernels, gemms, host_launches; long long weight_bytes; } StepCounts;
 StepCounts gpu_step_counts(GpuModel *m, Mode mode);
+
+/* NULL when gpu_decode_step(m, mode) runs at `batch` rows; else one sentence saying why it
+ * does not (only persistent refuses: it needs sm_80+ code, fp16 weights, at most
+ * PERSIST_MAX_ROWS rows and all of its blocks resident at once). gpu_decode_step dies with the
+ * same sentence. */
+const char *gpu_mode_refusal(GpuModel *m, Mode mode, int batch);
+
+/* Persistent mode's in-kernel trace: one decode step at the current batch with every block
+ * writing %globaltimer at each op (before its wait, after it, after its last tile). Per op
+ * kind, means over the layers, us: path = the op before complete -> this op complete; wait =
+ * a block's time spinning before it may start the op; work = from then to its last tile done.
+ * Returns 0 (and fills nothing) when the mode is refused. */
+enum { PT_EMBED, PT_QKV, PT_ATTN, PT_O, PT_GATE_UP, PT_DOWN, PT_LM_HEAD, PT_COUNT };
+typedef struct {
+    const char *name[PT_COUNT];
+    double path_us[PT_COUNT], wait_us[PT_COUNT], work_us[PT_COUNT];
+    double step_us;         /* the first block's start -> the last block's end */
+    int blocks, threads, ring_stages;
+} PersistTrace;
+int gpu_persistent_trace(GpuModel *m, PersistTrace *t);
 
 /* generate: prefill + n_new-1 decode steps, greedy; out[batch x n_new]. Times TTFT (start
  * -> first token on the host) and each decode step (wall clock, synchronized per step),
