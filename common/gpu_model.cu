@@ -19,6 +19,7 @@
  * int8 weights (Quant, gpu_model.h) keep these launches: fused and graph run the GEMVs on the
  * int8 weights (gemv_*_int8). int8_unfused, and the eager modes and the prefill under either,
  * launch a dequantize_int8 before each linear layer (+89 a fused step, +155 an eager one). */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +32,7 @@
 #include "theory.h"
 
 enum { PREFILL_CHUNK = 512 };      /* prompt tokens per forward pass: bounds the scratch */
+static void *dalloc(size_t bytes);
 
 struct GpuModel {
     Config c;
@@ -53,6 +55,16 @@ struct GpuModel {
     int *d_ids, *d_row, *d_tpos;   /* prefill, per token: id, row, position */
     int *d_rowid;                  /* 0, 1, ..., max_batch - 1 */
     cudaGraphExec_t graph[2][65];  /* [graph, graph_eager][batch] */
+    struct {                       /* the persistent step (allocated at its first use) */
+        PersistLayer *layers;
+        uint32_t *counters;
+        float *best_v;
+        int *best_i;
+        uint64_t *trace;           /* allocated at the first gpu_persistent_trace */
+        uint32_t epoch, rows_sum;
+        int smem[PERSIST_MAX_ROWS + 1], blocks;
+        char why[PERSIST_MAX_ROWS + 1][256];   /* "" until asked; then "ok" or the refusal */
+    } ps;
     StepCounts counts[MODE_COUNT][65];
 };
 
@@ -277,13 +289,120 @@ StepCounts gpu_step_counts(GpuModel *m, Mode mode) {
 }
 
 /* ---- the persistent step (kernels_persistent.cu) ---- */
+static PersistArgs persist_args(GpuModel *m, int B) {
+    const Config *c = &m->c;
+    PersistArgs a = {};
+    a.layers = m->ps.layers, a.n_layers = c->n_layers, a.dim = c->dim, a.qd = c->n_heads * c->head_dim;
+    a.kvd = c->n_kv_heads * c->head_dim, a.hidden = c->hidden, a.vocab = c->vocab, a.nh = c->n_heads;
+    a.nkv = c->n_kv_heads, a.hd = c->head_dim, a.max_seq = m->max_seq, a.B = B, a.eps = c->norm_eps;
+    a.kv_layer = m->kv_layer, a.embed = m->w.embed, a.final_norm = m->w.final_norm, a.lm_head = m->w.lm_head.h;
+    a.cos_t = m->cos_t, a.sin_t = m->sin_t, a.h = m->hidden, a.q = m->qkv, a.attn = m->attn, a.act = m->act;
+    a.logits = m->logits, a.kc = m->kc, a.vc = m->vc, a.tok = m->d_tok, a.pos = m->d_pos;
+    a.counters = m->ps.counters, a.best_v = m->ps.best_v, a.best_i = m->ps.best_i;
+    a.trace_ops = 5 * c->n_layers + 2;
+    persist_layout(&a);
+    return a;
+}
+/* why the persistent step cannot run B rows here, or NULL; asked once per B */
+static const char *persist_refusal(GpuModel *m, int B) {
+    if (B < 1 || B > PERSIST_MAX_ROWS)
+        return "persistent mode keeps each op's input rows in shared memory and runs 1 to 8 rows; larger batches "
+               "run in graph mode";
+    char *why = m->ps.why[B];
+    if (why[0]) return strcmp(why, "ok") ? why : NULL;
+    const int arch = gpu_code_arch();
+    PersistArgs a = persist_args(m, B);
+    const int smem = persist_layout(&a);
+    if (m->quant != QUANT_FP16)
+        snprintf(why, 256, "persistent mode reads fp16 weights; %s runs in the fused and graph modes", quant_name(m->quant));
+    else if (!gpu_sm90_paths())
+        snprintf(why, 256, "persistent mode needs an sm_90 GPU and kernels built for it (bulk copies, mbarriers); %s",
+                 gpu_t4() ? "under KIT_GPU=t4 this is a T4 (sm_75)" : arch < 90 ? "these kernels were built for an older GPU"
+                                                                    : "this GPU is older");
+    else if (!smem)
+        snprintf(why, 256, "persistent mode: two ring stages and %d rows of x do not fit in a block's %d KB of shared "
+                 "memory", B, gpu_smem_optin() / 1024);
+    else if (persist_blocks_per_sm(smem) < 1)
+        snprintf(why, 256, "persistent mode: a block of %d threads with %d KB of shared memory does not fit on an SM, "
+                 "so its blocks could not all be resident at once", PERSIST_THREADS + 32, smem / 1024);
+    else snprintf(why, 256, "ok"), m->ps.smem[B] = smem;
+    return strcmp(why, "ok") ? why : NULL;
+}
 const char *gpu_mode_refusal(GpuModel *m, Mode mode, int batch) {
-    (void)m, (void)batch;
-    return mode == MODE_PERSISTENT ? "persistent mode is not built yet" : NULL;
+    return mode == MODE_PERSISTENT ? persist_refusal(m, batch) : NULL;
+}
+static void step_persistent(GpuModel *m, int B) {
+    const Config *c = &m->c;
+    if (!m->ps.layers) {
+        PersistLayer *h = (PersistLayer *)xcalloc(c->n_layers, sizeof *h);
+        for (int l = 0; l < c->n_layers; l++) {
+            const LayerWeights *L = &m->w.layer[l];
+            h[l] = (PersistLayer){L->wqkv.h, L->wo.h, L->wgu.h, L->wdown.h, L->attn_norm, L->ffn_norm};
+        }
+        m->ps.layers = (PersistLayer *)dalloc(sizeof *h * c->n_layers);
+        CUDA_CHECK(cudaMemcpy(m->ps.layers, h, sizeof *h * c->n_layers, cudaMemcpyHostToDevice));
+        free(h);
+        const long long n = persist_counter_count(c->n_layers, c->n_heads, c->n_kv_heads, c->n_heads * c->head_dim,
+                                                  c->hidden), tiles = (c->vocab + 15) / 16;
+        m->ps.counters = (uint32_t *)dalloc(sizeof(uint32_t) * n);
+        CUDA_CHECK(cudaMemset(m->ps.counters, 0, sizeof(uint32_t) * n));
+        m->ps.best_v = (float *)dalloc(sizeof(float) * PERSIST_MAX_ROWS * tiles);
+        m->ps.best_i = (int *)dalloc(sizeof(int) * PERSIST_MAX_ROWS * tiles);
+        m->ps.blocks = m->sms;         /* one an SM: persist_refusal checked that one fits */
+    }
+    PersistArgs a = persist_args(m, B);
+    a.epoch = ++m->ps.epoch, a.rows_sum = m->ps.rows_sum += B, a.trace = m->ps.trace;
+    k_persistent_step(m->st, &a, m->ps.blocks, m->ps.smem[B]);
 }
 int gpu_persistent_trace(GpuModel *m, PersistTrace *t) {
-    (void)m, (void)t;
-    return 0;
+    const int B = m->batch;
+    if (B < 1) die("gpu_persistent_trace: no prompt yet; call gpu_prefill first");
+    if (persist_refusal(m, B)) return 0;
+    const Config *c = &m->c;
+    const int ops = 5 * c->n_layers + 2, G = m->sms;
+    const size_t bytes = sizeof(uint64_t) * 5 * ops * G;
+    if (!m->ps.trace) m->ps.trace = (uint64_t *)dalloc(bytes);
+    CUDA_CHECK(cudaMemsetAsync(m->ps.trace, 0, bytes, m->st));
+    gpu_decode_step(m, MODE_PERSISTENT);
+    uint64_t *h = (uint64_t *)xmalloc(bytes);
+    CUDA_CHECK(cudaMemcpyAsync(h, m->ps.trace, bytes, cudaMemcpyDeviceToHost, m->st));
+    CUDA_CHECK(cudaStreamSynchronize(m->st));
+    CUDA_CHECK(cudaFree(m->ps.trace));
+    m->ps.trace = NULL;
+    memset(t, 0, sizeof *t);
+    static const char *names[PT_COUNT] = {"embed", "qkv", "attn", "o", "gate_up", "down", "lm_head"};
+    uint64_t t0 = UINT64_MAX, t_end = 0, prev = 0;
+    for (int b = 0; b < G; b++) t0 = h[(size_t)b * ops * 5] < t0 ? h[(size_t)b * ops * 5] : t0;
+    int khz;
+    CUDA_CHECK(cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, 0));
+    prev = t0;
+    int n[PT_COUNT] = {0};
+    for (int i = 0; i < ops; i++) {
+        const int k = i == 0 ? PT_EMBED : i == ops - 1 ? PT_LM_HEAD : PT_QKV + (i - 1) % 5;
+        uint64_t done = 0;
+        double wait = 0, work = 0, ring = 0, end = 0;
+        int busy = 0;
+        for (int b = 0; b < G; b++) {
+            const uint64_t *s = h + ((size_t)b * ops + i) * 5;
+            if (!s[1]) continue;       /* no units of this op */
+            busy++, wait += (double)(s[1] - s[0]), work += (double)(s[2] - s[1]);
+            ring += s[3] / (khz * 1e-6), end += s[4] / (khz * 1e-6);
+            if (s[2] > done) done = s[2];
+        }
+        if (!busy) continue;
+        t->path_us[k] += (done - prev) / 1e3, t->wait_us[k] += wait / busy / 1e3, t->work_us[k] += work / busy / 1e3;
+        t->ring_us[k] += ring / busy / 1e3, t->end_us[k] += end / busy / 1e3;
+        n[k]++, prev = done, t_end = done > t_end ? done : t_end;
+    }
+    for (int k = 0; k < PT_COUNT; k++) {
+        t->name[k] = names[k];
+        if (n[k]) t->path_us[k] /= n[k], t->wait_us[k] /= n[k], t->work_us[k] /= n[k], t->ring_us[k] /= n[k], t->end_us[k] /= n[k];
+    }
+    t->step_us = (t_end - t0) / 1e3, t->blocks = G, t->threads = PERSIST_THREADS + 32;
+    PersistArgs a = persist_args(m, B);
+    t->ring_stages = a.ring_stages;
+    free(h);
+    return 1;
 }
 
 /* ---- the public steps ---- */
@@ -298,6 +417,7 @@ void gpu_decode_step(GpuModel *m, Mode mode) {
     if (no) die("%s", no);
     if (mode == MODE_EAGER) step_eager(m, B);
     else if (mode == MODE_FUSED) step_fused(m, B);
+    else if (mode == MODE_PERSISTENT) step_persistent(m, B);
     else {
         cudaGraphExec_t g = graph_for(m, mode, B);
         op_begin(P_OTHER, -1, "graph_launch");
@@ -536,7 +656,8 @@ void gpu_model_free(GpuModel *m) {
     void *bufs[] = {m->kc, m->vc, m->cos_t, m->sin_t, m->d_tok, m->d_pos, m->hidden, m->xn, m->tmp, m->xlast,
                     m->qkv, m->attn, m->gu, m->act, m->logits, m->sq, m->rs, m->part, m->counter, m->gemv_part,
                     m->gemv_counter, m->d_ids,
-                    m->d_row, m->d_tpos, m->d_rowid, m->cublas_ws, m->wscratch};
+                    m->d_row, m->d_tpos, m->d_rowid, m->cublas_ws, m->wscratch, m->ps.layers, m->ps.counters,
+                    m->ps.best_v, m->ps.best_i};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) CUDA_CHECK(cudaFree(bufs[i]));
     CUDA_CHECK(cudaFreeHost(m->h_tok));
     gpu_weights_free(&m->w);

@@ -87,12 +87,14 @@ const char *gpu_mode_refusal(GpuModel *m, Mode mode, int batch);
 /* Persistent mode's in-kernel trace: one decode step at the current batch with every block
  * writing %globaltimer at each op (before its wait, after it, after its last tile). Per op
  * kind, means over the layers, us: path = the op before complete -> this op complete; wait =
- * a block's time spinning before it may start the op; work = from then to its last tile done.
+ * a block's time spinning before it may start the op; work = from then to its last tile done;
+ * ring = the part of work its GEMV stages spent waiting for their weights to land; end = the
+ * part in its tiles' ends (the warps' sums, the epilogue, the count).
  * Returns 0 (and fills nothing) when the mode is refused. */
 enum { PT_EMBED, PT_QKV, PT_ATTN, PT_O, PT_GATE_UP, PT_DOWN, PT_LM_HEAD, PT_COUNT };
 typedef struct {
     const char *name[PT_COUNT];
-    double path_us[PT_COUNT], wait_us[PT_COUNT], work_us[PT_COUNT];
+    double path_us[PT_COUNT], wait_us[PT_COUNT], work_us[PT_COUNT], ring_us[PT_COUNT], end_us[PT_COUNT];
     double step_us;         /* the first block's start -> the last block's end */
     int blocks, threads, ring_stages;
 } PersistTrace;

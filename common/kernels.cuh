@@ -119,6 +119,33 @@ int gemv_has_bulk(void);    /* this GPU runs the bulk-copy kernel (sm_90+ with r
 long long gemv_part_floats(int N);  /* the split kernel's scratch for an N-row W */
 int gemv_takes_split(const GemvArgs *a);    /* 1: k_gemv runs the split kernel for a */
 
+/* ---- the persistent decode step (kernels_persistent.cu): the fused step's arithmetic in one
+ * kernel of one block an SM, tiles waiting on counters instead of kernel boundaries ---- */
+enum { PERSIST_THREADS = 512, PERSIST_STAGE_COLS = 1024, PERSIST_MAX_ROWS = 8, PERSIST_MAX_STAGES = 16 };  /* + a copy warp */
+typedef struct { const half *wqkv, *wo, *wgu, *wdown, *attn_norm, *ffn_norm; } PersistLayer;
+typedef struct {
+    const PersistLayer *layers;             /* on the GPU, one a layer */
+    int n_layers, dim, qd, kvd, hidden, vocab, nh, nkv, hd, max_seq, B;
+    float eps;
+    long long kv_layer;                     /* halfs of one layer's K (or V) cache */
+    const half *embed, *final_norm, *lm_head, *cos_t, *sin_t;
+    half *h, *q, *attn, *act, *logits, *kc, *vc;
+    int *tok, *pos;
+    uint32_t *counters;                     /* persist_counter_count(), zeroed once */
+    float *best_v; int *best_i;             /* lm_head's per-tile maxima: B x ceil(vocab / 16) */
+    uint64_t *trace; int trace_ops;         /* NULL, or blocks x trace_ops x 3 %globaltimer stamps */
+    uint32_t epoch;                         /* this step's number, 1, 2, ... (the counters' target) */
+    uint32_t rows_sum;                      /* the rows of steps 1..epoch: the per-row counters' target */
+    int ring_stages, x_stride, x_bytes;     /* from persist_layout() */
+    int inflight;                           /* stages the copy warp keeps in flight (set by persist_layout) */
+} PersistArgs;
+long long persist_counter_count(int n_layers, int nh, int nkv, int qd, int hidden);
+/* the shared memory of a block for B rows (ring_stages, x_stride, x_bytes set in a); 0 if
+ * fewer than two ring stages fit */
+int persist_layout(PersistArgs *a);
+int persist_blocks_per_sm(int smem);        /* 0 when a block of that size does not fit */
+void k_persistent_step(cudaStream_t s, const PersistArgs *a, int blocks, int smem);
+
 /* ---- device helpers shared by the kernel files ---- */
 #ifdef __CUDACC__
 __device__ __forceinline__ half f16(float x) { return __float2half_rn(x); }
