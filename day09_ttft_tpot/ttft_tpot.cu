@@ -30,8 +30,10 @@
  * 64; sweeps the prompt length so prefill's arithmetic intensity (FLOP per weight byte =
  * tokens) crosses this GPU's ridge point (self-test 2); and takes the profiling loop's last
  * rung, int8 weights, twice: unfused (each layer written back to fp16 first) and fused (the
- * GEMV reads int8), each against the int8 floor and the 16-bit one. A TPOT or TTFT under its
- * floor is printed as a measurement error and the program exits 1.
+ * GEMV reads int8), each against the int8 floor and the 16-bit one. Beyond the week (section
+ * 8), persistent mode, the whole step in one kernel, by the same protocol beside graph, or one
+ * line saying why it does not run here. A TPOT or TTFT under its floor is printed as a
+ * measurement error and the program exits 1.
  *
  * Build and run:   make day09      (or: make bin/day09_ttft_tpot && bin/day09_ttft_tpot
  *                                   [--model DIR] [--dispatch-us N])
@@ -50,7 +52,8 @@
  *   graph_eager, graph  the same kernels in one launch: H200 1.79 ms (1.83 with the dispatcher,
  *                       paid once a step); the kit's fused kernels replayed: 0.84-0.85 ms, ratio
  *                       1.84-1.86 (0.88-0.89 with the dispatcher): the rest is the kernels' own bandwidth
- *                       efficiency. fused, launched op by op: 0.90-0.91, 4.9-5.1 with the dispatcher
+ *                       efficiency. fused, launched op by op: 0.90-0.91, 4.9-5.1 with the dispatcher.
+ *                       kernels_<mode> (as launched): eager and graph_eager 446, fused and graph 113
  *   ttft_ms             emulated HF eager: H200 9.3-10.4 ms, ttft_over_tpot 0.45-0.47: the prefill runs
  *                       the token path, 202 launches each paying the dispatcher, where HF's eager
  *                       prefill runs the same ~446 ops as its decode step; ttft_ms_bare 2.1-2.2;
@@ -71,6 +74,10 @@
  *                       twice fp16's 0.85; fused graph 0.75 ms, 11% faster than fp16 and 1.64x the
  *                       16-bit floor of 0.457: the bytes halve, the 2-4 us each kernel costs
  *                       beyond its bytes does not
+ *   persistent (8)      beyond the week: kernels_persistent=1 against graph's 113; tpot_ms_persistent
+ *                       and ratio_persistent beside tpot_ms_graph, the same protocol (H200: not yet
+ *                       measured). Where it does not run (a T4's sm_75, KIT_GPU=t4, a build before
+ *                       its kernel) one line `persistent: not run: <why>` and no TPOT rows
  * It proves acceptance question 3 (the ratio and where the gap comes from: the modes show
  * that it moves with launches, not bytes) and self-test 2, corrects mistake #6, and measures
  * the loop's step 3 for day12.
@@ -95,7 +102,8 @@ static void usage(void) {
     printf("usage: day09_ttft_tpot [--model DIR] [--dispatch-us N]\n"
            "  TTFT and TPOT against their floors for this GPU: three ways of measuring them, the\n"
            "  ratio TPOT / floor in the lesson's table, total / N, a prompt-length sweep across the\n"
-           "  ridge point, and TPOT in every mode, with and without the emulated dispatcher.\n"
+           "  ridge point, and TPOT in every mode, with and without the emulated dispatcher; beyond the\n"
+           "  week, persistent mode (one kernel per step) where this GPU runs it.\n"
            "  --model DIR       config.json + model.safetensors; default: TinyLlama's shape, synthetic weights\n"
            "  --dispatch-us N   the emulated dispatcher's cost per launch (default 40 us, the lesson's)\n");
 }
@@ -167,6 +175,33 @@ static Pair mode_pair(GpuModel *m, const int *ids, Mode mode, double dispatch_us
     }
     g_launch.dispatch_us = 0;
     return (Pair){median_of(ttft, REPS), median_of(med, REPS)};
+}
+
+/* Section 4's rows for one mode, by mode_pair: its TPOT with the dispatcher's dispatch_us before
+ * each launch (tpot_ms_<mode>_d<us>; `with`: that pair when it was already measured) and with
+ * bare C launches (tpot_ms_<mode>, ratio_<mode>, mbu_<mode>), and its kernels per step
+ * (kernels_<mode>, as launched: for graph modes, the kernels inside the graph). Returns the bare
+ * pair. */
+static Pair mode_rows(GpuModel *m, const int *ids, Mode md, double dispatch_us, double floor_tpot, const Pair *with) {
+    const StepCounts sc = gpu_step_counts(m, md);
+    char key[40], note[128];
+    Pair p = {0, 0};
+    for (int bare = 0; bare < 2; bare++) {
+        const double d = bare ? 0 : dispatch_us;
+        p = with && !bare ? *with : mode_pair(m, ids, md, d);
+        snprintf(note, sizeof note, "%d kernel%s, %d host launch%s per step, dispatch %.0f us", sc.kernels,
+                 sc.kernels == 1 ? "" : "s", sc.host_launches, sc.host_launches == 1 ? "" : "es", d);
+        if (bare) snprintf(key, sizeof key, "tpot_ms_%s", mode_name(md));
+        else snprintf(key, sizeof key, "tpot_ms_%s_d%.0f", mode_name(md), d);
+        report_floored("day09", key, floor_tpot, p.tpot, "ms", note);
+    }
+    snprintf(key, sizeof key, "ratio_%s", mode_name(md));
+    report("day09", key, 1, p.tpot / floor_tpot, "x", note);
+    snprintf(key, sizeof key, "mbu_%s", mode_name(md));
+    report("day09", key, 100, 100 * floor_tpot / p.tpot, "%", note);
+    snprintf(key, sizeof key, "kernels_%s", mode_name(md));
+    report("day09", key, NAN, sc.kernels, "count", "kernels per decode step, as launched (graph modes: inside the graph)");
+    return p;
 }
 
 /* The lesson's table for the ratio TPOT / floor. */
@@ -312,32 +347,17 @@ int main(int argc, char **argv) {
      * under the GPU's own time. */
     printf("\n## 4. TPOT by mode (batch 1), with the dispatcher and with bare C launches\n");
     double tpot16[MODE_COUNT];          /* bare C, for section 7 */
-    for (int k = 0; k < MODE_COUNT; k++) {
-        Mode md = (Mode)k;
-        StepCounts sc = gpu_step_counts(m, md);
-        char key[40], note[128];
-        for (int bare = 0; bare < 2; bare++) {
-            const double d = bare ? 0 : D;
-            const Pair p = md == MODE_EAGER && !bare ? hf : mode_pair(m, ids, md, d);
-            if (bare) tpot16[md] = p.tpot;
-            snprintf(note, sizeof note, "%d kernels, %d host launch%s per step, dispatch %.0f us", sc.kernels,
-                     sc.host_launches, sc.host_launches == 1 ? "" : "es", d);
-            if (bare) snprintf(key, sizeof key, "tpot_ms_%s", mode_name(md));
-            else snprintf(key, sizeof key, "tpot_ms_%s_d%.0f", mode_name(md), d);
-            report_floored("day09", key, floor_tpot, p.tpot, "ms", note);
-            if (!bare) continue;
-            snprintf(key, sizeof key, "ratio_%s", mode_name(md));
-            report("day09", key, 1, p.tpot / floor_tpot, "x", note);
-            snprintf(key, sizeof key, "mbu_%s", mode_name(md));
-            report("day09", key, 100, 100 * floor_tpot / p.tpot, "%", note);
-            if (md == MODE_FUSED) report_floored("day09", "ttft_ms_bare", floor_ttft, p.ttft, "ms",
-                                                 "the prefill with bare C launches (fused mode's generates)");
-            if (md == MODE_EAGER) {
-                char dn[160];
-                snprintf(dn, sizeof dn, "TPOT with the dispatcher - bare C eager; theory: %d launches x %.0f us",
-                         se.host_launches, D);
-                report("day09", "dispatch_cost_ms", se.host_launches * D / 1e3, hf.tpot - p.tpot, "ms", dn);
-            }
+    for (int k = 0; k < MODE_PERSISTENT; k++) {     /* the lesson's four; persistent is section 8's */
+        const Mode md = (Mode)k;
+        const Pair p = mode_rows(m, ids, md, D, floor_tpot, md == MODE_EAGER ? &hf : NULL);
+        tpot16[md] = p.tpot;
+        if (md == MODE_FUSED) report_floored("day09", "ttft_ms_bare", floor_ttft, p.ttft, "ms",
+                                             "the prefill with bare C launches (fused mode's generates)");
+        if (md == MODE_EAGER) {
+            char dn[160];
+            snprintf(dn, sizeof dn, "TPOT with the dispatcher - bare C eager; theory: %d launches x %.0f us",
+                     se.host_launches, D);
+            report("day09", "dispatch_cost_ms", se.host_launches * D / 1e3, hf.tpot - p.tpot, "ms", dn);
         }
     }
 
@@ -484,5 +504,28 @@ int main(int argc, char **argv) {
            tpot8[QUANT_INT8][MODE_GRAPH] / floor_tpot,
            tpot8[QUANT_INT8][MODE_GRAPH] < floor_tpot ? "below the 16-bit floor, as the lesson's compiled int8 was"
                                                       : "above the 16-bit floor: the per-kernel cost that is not bytes did not halve");
+
+    /* ---- 8. Beyond the week: one kernel per step. Graph mode (section 4) pays one launch a
+     * step, but its step is still 113 kernels, and each one's work waits for the whole of the
+     * one before it (under PDL its start-up overlaps, its work does not). Persistent mode runs the
+     * whole step as one kernel resident on every SM, each block waiting only for the tiles it
+     * reads (common/kernels_persistent.cu): no kernel boundary inside a step. It is not one of the
+     * lesson's four modes, and it does not run everywhere: gpu_mode_refusal says why not (not
+     * sm_80+ code, the T4 switch, more rows than it takes), and then this section prints that
+     * sentence, writes it to rows.tsv as persistent_not_run (day12 shows it) and no TPOT. Where
+     * it runs, section 4's rows by section 4's protocol, so its TPOT stands beside graph's. */
+    printf("\n## 8. beyond the week: one kernel per step (persistent mode, batch 1, fp16)\n");
+    m = gpu_model_open(&o);
+    const char *no = gpu_mode_refusal(m, MODE_PERSISTENT, 1);
+    if (no) {
+        printf("persistent: not run: %s\n", no);
+        rows_write("day09", "persistent_not_run", NAN, NAN, "-", no);
+    } else {
+        const Pair p = mode_rows(m, ids, MODE_PERSISTENT, D, floor_tpot, NULL);
+        printf("reading: one kernel a step against graph's %d: persistent %.3f ms, graph %.3f (%+.0f%%), both with bare C "
+               "launches, %.2fx the floor; make bench --profile shows where its step waits (persist_trace)\n",
+               s16.kernels, p.tpot, tpot16_graph, 100 * (p.tpot / tpot16_graph - 1), p.tpot / floor_tpot);
+    }
+    gpu_model_free(m);
     return rows_exit_code();   /* 1 when a row was below its floor */
 }

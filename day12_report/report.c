@@ -13,7 +13,9 @@
  * report can be copied anywhere with them), and the five-step profiling loop of the
  * Vietnamese lesson written as an experiment log: eager -> graph_eager -> graph -> int8
  * weights, unfused and then fused (day09's section 7). Each step one change, re-measured,
- * logged.
+ * logged. After it, beyond the week, a paragraph on persistent mode (day09's section 8): the
+ * whole step in one kernel, its TPOT and ratio beside graph's and what it removed, or why it
+ * did not run.
  *
  * Build and run:   make day12        (or: bin/day12_report after the days ran)
  * Reads:           results/rows.tsv (with bin/trace_stats --rows' rows: a section on your own
@@ -632,6 +634,34 @@ static void experiment_log(void) {
             fl, num(floor_ms));
 }
 
+/* ---- beyond the week: one kernel per step (day09's section 8) ----------------------------- */
+/* Persistent mode beside the loop's step 2 (graph): its TPOT and ratio by day09's protocol, bare
+ * C and with the dispatcher, and what it removed, as measured: kernels per step (day09, as
+ * launched) and the busy ratio, which day11 measures for the lesson's four modes only. Not run:
+ * day09's reason (persistent_not_run), or which day to run. */
+static void beyond_the_week(void) {
+    fprintf(out, "**Beyond the week: one kernel per step.** Not one of the lesson's four modes: `persistent` runs the "
+                 "whole decode step as one kernel resident on every SM, each block waiting only for the tiles it reads "
+                 "(day09's section 8). ");
+    const Row *no = rows_find(rows, nrows, NULL, "persistent_not_run", NULL);
+    if (!got("tpot_ms_persistent")) {
+        if (no) fprintf(out, "Not run (day09): %s\n\n", no->note);
+        else fprintf(out, "TPOT %s.\n\n", cell(M("tpot_ms_persistent"), "tpot_ms_persistent", "ms", "day09"));
+        return;
+    }
+    const char *dp = D("tpot_ms_persistent_d%.0f"), *dg = D("tpot_ms_graph_d%.0f");
+    const double p = M("tpot_ms_persistent"), g = M("tpot_ms_graph");
+    fprintf(out, "TPOT %s, %s the floor, against graph's %s", cell(p, "tpot_ms_persistent", "ms", "day09"),
+            cell(M("ratio_persistent"), "ratio_persistent", "x", "day09"), cell(g, "tpot_ms_graph", "ms", "day09"));
+    if (isfinite(p / g)) fprintf(out, " (%s%s%%)", p >= g ? "+" : "", num(100 * (p / g - 1)));
+    fprintf(out, ", bare C launches; with the dispatcher %s against graph's %s (step 2). ", cell(M(dp), dp, "ms", "day09"),
+            cell(M(dg), dg, "ms", "day09"));
+    fprintf(out, "What it removed, measured: kernels per step, each a boundary the next kernel waits at, %s → %s; busy "
+                 "ratio: not measured for persistent (day11 traces the lesson's four modes; graph's, bare C: %s).\n\n",
+            cell(M("kernels_graph"), "kernels_graph", "", "day09"), cell(M("kernels_persistent"), "kernels_persistent", "", "day09"),
+            cell(M("busy_graph_b1_d0"), "busy_graph_b1_d0", "%", "day11"));
+}
+
 /* ---- your PyTorch run: bin/trace_stats --rows, beside the kit's values ------------------ */
 static void your_pytorch_run(void) {
     static const struct { const char *item, *day, *kit, *yours; } lines[] = {
@@ -720,6 +750,7 @@ void report_write(const char *results) {
     timelines();
     chart_parts();
     experiment_log();
+    beyond_the_week();
     your_pytorch_run();
     fclose(out);
     printf("report=%s items=%d not_run=%d rows=%d\n", report_path, N_ITEMS, missing, nrows);

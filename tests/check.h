@@ -1,12 +1,13 @@
-/* The kit's test harness: CHECK(cond, fmt, ...) counts a pass or prints the failure, and
- * check_done() prints "N passed, N failed" (tests/run.sh adds these lines up) and returns
- * the exit code. SHARED (env, default ../shared) is where the fixtures live. */
+/* The kit's test harness: CHECK(cond, fmt, ...) counts a pass or prints the failure,
+ * SKIP(fmt, ...) counts a check that cannot run here and prints why ("skipped: ..."), and
+ * check_done() prints "N passed, N failed[, N skipped]" (tests/run.sh adds these lines up)
+ * and returns the exit code. SHARED (env, default ../shared) is where the fixtures live. */
 #ifndef KIT_CHECK_H
 #define KIT_CHECK_H
 #include <stdio.h>
 #include <stdlib.h>
 
-static int check_pass_, check_fail_;
+static int check_pass_, check_fail_, check_skip_;
 #define CHECK(cond, ...)                                                          \
     do {                                                                          \
         if (cond) check_pass_++;                                                  \
@@ -16,6 +17,14 @@ static int check_pass_, check_fail_;
             printf(__VA_ARGS__);                                                  \
             printf("\n");                                                         \
         }                                                                         \
+    } while (0)
+
+#define SKIP(...)                                                                 \
+    do {                                                                          \
+        check_skip_++;                                                            \
+        printf("skipped: ");                                                      \
+        printf(__VA_ARGS__);                                                      \
+        printf("\n");                                                             \
     } while (0)
 
 static inline const char *shared_dir(void) {
@@ -37,7 +46,8 @@ static inline void need_fixtures(const char *name) {
     exit(required);
 }
 static inline int check_done(const char *name) {
-    printf("%s: %d passed, %d failed\n", name, check_pass_, check_fail_);
+    if (check_skip_) printf("%s: %d passed, %d failed, %d skipped\n", name, check_pass_, check_fail_, check_skip_);
+    else printf("%s: %d passed, %d failed\n", name, check_pass_, check_fail_);
     return check_fail_ ? 1 : 0;
 }
 #endif

@@ -3,19 +3,27 @@
  *   make bench            (bin/bench [--model DIR] [--prompt N] [--new N] [--runs N] [--profile])
  *
  * A 200-token prompt, 64 new tokens, batch 1 and 32, modes eager, fused, graph and
- * graph_eager for fp16 weights; then int8 weights (fused and graph: the GEMV reads int8) and
- * int8_unfused (eager, fused and graph: each layer dequantized to fp16 first; int8's eager
- * modes do the same, so they are not run twice). Per configuration: one warm-up generate, then
- * --runs measured ones. TTFT is the median over runs, TPOT the median over every decode step of
- * every run (wall clock, synchronized per step), range = (max - min) / median. floor = the
- * weights' bytes (fp16, or int8 with its scales and the fp16 embedding) / the GPU's memory
- * bandwidth; ratio = TPOT / floor; MBU = floor / TPOT; ratio16 = TPOT / the 16-bit floor;
- * step_gb = the weight bytes a step's kernels move (read, and unfused, written and read again).
+ * graph_eager for fp16 weights, and, beyond the week, persistent (the whole step in one kernel):
+ * where gpu_mode_refusal says it does not run here (not sm_80+ code, the T4 switch, more rows
+ * than it takes), one line `bench mode=persistent ... not_run="why"` in place of its row, and
+ * none in bench.tsv. Then int8 weights (fused and graph: the GEMV reads int8) and int8_unfused
+ * (eager, fused and graph: each layer dequantized to fp16 first; int8's eager modes do the
+ * same, so they are not run twice); persistent reads fp16 weights only. Per configuration: one
+ * warm-up generate, then --runs measured ones. TTFT is the median over runs, TPOT the median
+ * over every decode step of every run (wall clock, synchronized per step), range = (max - min)
+ * / median. floor = the weights' bytes (fp16, or int8 with its scales and the fp16 embedding) /
+ * the GPU's memory bandwidth; ratio = TPOT / floor; MBU = floor / TPOT; ratio16 = TPOT / the
+ * 16-bit floor; step_gb = the weight bytes a step's kernels move (read, and unfused, written
+ * and read again).
  * Writes results/bench.tsv. --profile adds, for graph and fused at batch 1 and 32 (int8: fused),
  * CUPTI's GPU time per kernel name over 16 decode steps, and over 4 batch-1 prefills: where
  * the step's and the TTFT's time go; for fused and the prefill also each model part's share of
  * the step's path (what the step waits on, which under programmatic dependent launch is less
- * than the GPU time). */
+ * than the GPU time). For persistent at batch 1 (fp16), where it runs, the same CUPTI line (one
+ * kernel a step) and its in-kernel trace, which CUPTI cannot see into: per op kind, means over
+ * the layers, `persist_trace op=qkv path_us= wait_us= work_us=` (path: the op before complete ->
+ * this op complete; wait: a block spinning before it may start the op; work: from then to its
+ * last tile), and `persist_trace step_us= blocks= threads= ring_stages=`. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,8 +62,9 @@ static void profile(GpuModel *m, const int *ids, int n, int B, Mode mode, int pr
         printf("  %5.1f%% %7.2f us x %5.1f/step  %.70s\n", 100 * w.names[i].share, w.names[i].avg_ns / 1e3,
                (double)w.names[i].calls / reps, w.names[i].name);
     /* a graph captured before the tracer started (here: in the timed runs) carries only its
-     * launch's tag, "other"; the fused step runs the same kernels, tagged */
-    if (mode != MODE_GRAPH || prefill) {
+     * launch's tag, "other"; the fused step runs the same kernels, tagged (persistent's one
+     * kernel holds every part: its trace splits them) */
+    if (mode == MODE_FUSED || prefill) {
         printf("  path by part, us per step (of %.1f busy):", w.busy_ns / reps / 1e3);
         for (int p = 0; p < P_COUNT; p++)
             if (w.parts[p].calls) printf(" %s=%.1f", part_name((Part)p), w.parts[p].path_ns / reps / 1e3);
@@ -65,10 +74,31 @@ static void profile(GpuModel *m, const int *ids, int n, int B, Mode mode, int pr
     trace_free(&t);
 }
 
+/* Persistent mode at batch 1, where it runs: CUPTI's view (one kernel a step) and the view
+ * from inside that kernel, gpu_persistent_trace's, each op kind's means over the layers. */
+static void profile_persistent(GpuModel *m, const int *ids, int n) {
+    const char *no = gpu_mode_refusal(m, MODE_PERSISTENT, 1);
+    if (no) {
+        printf("persist_trace not_run=\"%s\"\n", no);
+        return;
+    }
+    profile(m, ids, n, 1, MODE_PERSISTENT, 0);
+    PersistTrace t = {};
+    gpu_prefill(m, ids, n, 1, NULL);
+    if (!gpu_persistent_trace(m, &t)) die("bench: gpu_persistent_trace refused a batch-1 step that persistent mode runs");
+    for (int op = 0; op < PT_COUNT; op++)
+        printf("persist_trace op=%s path_us=%.2f wait_us=%.2f work_us=%.2f\n", t.name[op], t.path_us[op],
+               t.wait_us[op], t.work_us[op]);
+    printf("persist_trace step_us=%.1f blocks=%d threads=%d ring_stages=%d\n", t.step_us, t.blocks, t.threads,
+           t.ring_stages);
+}
+
 /* The modes each choice of weights runs: all for fp16; int8 fused and graph (its eager modes
- * dequantize like int8_unfused's); int8_unfused all but graph_eager (eager's kernels replayed). */
+ * dequantize like int8_unfused's); int8_unfused all but graph_eager (eager's kernels replayed)
+ * and persistent (fp16 weights only). */
 static int runs(Quant q, Mode mode) {
     if (q == QUANT_FP16) return 1;
+    if (mode == MODE_PERSISTENT) return 0;
     if (q == QUANT_INT8) return mode == MODE_FUSED || mode == MODE_GRAPH;
     return mode != MODE_GRAPH_EAGER;
 }
@@ -124,6 +154,11 @@ int main(int argc, char **argv) {
             for (int mode = 0; mode < MODE_COUNT; mode++) {
                 if (!runs(q, (Mode)mode)) continue;
                 int B = batches[bi], ns = 0;
+                const char *no = gpu_mode_refusal(m, (Mode)mode, B);
+                if (no) {
+                    printf("bench mode=%s batch=%d quant=%s not_run=\"%s\"\n", mode_name((Mode)mode), B, quant_name(q), no);
+                    continue;
+                }
                 gpu_generate(m, ids, n_prompt, B, 4, (Mode)mode, out, NULL, NULL);      /* warm-up */
                 for (int r = 0; r < runs_n; r++) {
                     GenTiming t = gpu_generate(m, ids, n_prompt, B, n_new, (Mode)mode, out, NULL, NULL);
@@ -155,7 +190,10 @@ int main(int argc, char **argv) {
                 if (q == QUANT_FP16) profile(m, ids, n_prompt, batches[bi], MODE_GRAPH, 0);
                 profile(m, ids, n_prompt, batches[bi], MODE_FUSED, 0);
             }
-            if (q == QUANT_FP16) profile(m, ids, n_prompt, 1, MODE_FUSED, 1);
+            if (q == QUANT_FP16) {
+                profile(m, ids, n_prompt, 1, MODE_FUSED, 1);
+                profile_persistent(m, ids, n_prompt);
+            }
         }
         gpu_model_free(m);
     }

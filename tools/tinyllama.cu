@@ -9,7 +9,10 @@
  * Prints `tokens=` (the generated ids), `text=` when the model folder has a
  * tokenizer.json, and on the GPU ttft_ms, tpot_ms (median decode step), tpot_range
  * ((max - min) / median), kernels_per_step, gemms_per_step and step_weight_gb (the bytes of
- * weights a step's linear layers read, and unfused int8's dequantize kernels write). */
+ * weights a step's linear layers read, and unfused int8's dequantize kernels write).
+ * --mode persistent (beyond the week: the whole step in one kernel) where it does not run (not
+ * sm_80+ code, the T4 switch, int8 weights, more rows than it takes) is one sentence and exit 1,
+ * like any request this GPU cannot serve: `error: --mode persistent: not run: <why>`. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,7 +29,7 @@
 static const char *USAGE =
     "usage: bin/tinyllama [--model DIR | --synthetic] [--cpu] [--prompt TEXT | --prompt-ids 1,2,3]\n"
     "                     [--new N] [--dump-logits FILE] [--seed N]\n"
-    "                     [--mode eager|fused|graph|graph_eager] [--batch B] [--dispatch-us N]\n"
+    "                     [--mode eager|fused|graph|graph_eager|persistent] [--batch B] [--dispatch-us N]\n"
     "                     [--quant fp16|int8|int8_unfused] [--vs-fp16 N]\n"
     "  --model DIR        config.json + model.safetensors (+ tokenizer.json); make model fetches them\n"
     "  --synthetic        TinyLlama's shapes with seeded weights (the default without --model)\n"
@@ -36,7 +39,8 @@ static const char *USAGE =
     "  --new N            tokens to generate (default 16)\n"
     "  --dump-logits FILE float32 little-endian [prompt_len x vocab]: logits at every prompt position\n"
     "  --seed N           synthetic weights' seed (default 1)\n"
-    "  --mode M           GPU decode: eager, fused, graph (default) or graph_eager\n"
+    "  --mode M           GPU decode: eager, fused, graph (default) or graph_eager; beyond the week,\n"
+    "                     persistent: the whole step in one kernel (sm_80+, fp16, a few rows)\n"
     "  --batch B          GPU batch rows, all with the same prompt (default 1)\n"
     "  --dispatch-us N    host busy-wait before each launch, like a Python dispatcher (default 0)\n"
     "  --quant Q          the weights: fp16 (default); int8 weight-only, a scale per output row, which the\n"
@@ -85,7 +89,7 @@ static Args parse_args(int argc, char **argv) {
         }
         else if (!strcmp(f, "--mode")) {
             a.mode = mode_from_name(v);
-            if (a.mode < 0) die("--mode %s: expected eager, fused, graph or graph_eager", v);
+            if (a.mode < 0) die("--mode %s: expected eager, fused, graph, graph_eager or persistent", v);
         } else die("unknown flag %s (bin/tinyllama --help lists the flags)", f);
     }
     if (a.model_dir && a.synthetic) die("--model and --synthetic exclude each other; pick one");
@@ -185,6 +189,8 @@ static void run_gpu(const Config *c, const Args *a, const int *ids, int n,
     o.model_dir = a->model_dir, o.seed = a->seed, o.max_batch = a->batch, o.max_seq = 0, o.quiet = 0;
     o.quant = (Quant)a->quant;
     GpuModel *m = gpu_model_open(&o);
+    const char *no = gpu_mode_refusal(m, (Mode)a->mode, a->batch);
+    if (no) die("--mode %s: not run: %s", mode_name((Mode)a->mode), no);
     if (a->dump) {
         float *logits = (float *)xmalloc((size_t)n * c->vocab * sizeof(float));
         gpu_prefill(m, ids, n, 1, logits);

@@ -1,6 +1,7 @@
 #!/bin/bash
-# day12's report on four rows files: every row (tests/data/rows_full.tsv), some days
-# missing, none, and rows measured inf. The program must exit 0; the table must be there,
+# day12's report on five rows files: every row (tests/data/rows_full.tsv), some days
+# missing, none, rows measured inf, and persistent mode refused by day09 (its reason in
+# persistent_not_run). The program must exit 0; the table must be there,
 # say "not run (make dayNN)" exactly where a row is missing, "invalid (inf)" where a row is
 # not a finite number (never banded), and never hold a blank, "nan" or "inf" cell; every
 # image it links must sit beside it under a relative name.
@@ -72,6 +73,7 @@ ok "full: step 3a, unfused int8, measured, slower, with its bytes" "grep -q '^| 
 ok "full: step 3b, fused int8, measured, faster, half the bytes, against the 16-bit floor" "grep -q '^| 3b | .* | 0.641 ms | .* | TPOT -27.7%; 1.04 GB a step, 0.501× fp16.s; 1.40× the 16-bit floor' $tmp/full/REPORT.md"
 ok "full: the unfused row comes before the fused one" "[ \$(grep -n '^| 3a |' $tmp/full/REPORT.md | cut -d: -f1) -lt \$(grep -n '^| 3b |' $tmp/full/REPORT.md | cut -d: -f1) ]"
 ok "full: the headline rows say they are the emulated HF eager regime" "[ \$(table $tmp/full | grep -c 'emulated HF eager') -ge 9 ]"
+ok "full: beyond the week: persistent's TPOT and ratio beside graph's, and what it removed" "grep -q 'Beyond the week: one kernel per step.*TPOT 0.62 ms, 1.36× the floor, against graph.s 0.847 ms (-26.8%), bare C launches; with the dispatcher 0.662 ms against graph.s 0.887 ms.*kernels per step, each a boundary the next kernel waits at, 113 → 1; busy ratio: not measured for persistent' $tmp/full/REPORT.md"
 ok "full: the loop starts from the emulated HF eager step, one change a line" "grep -q '^| 1 | .* | CUDA graph of the same kernels' $tmp/full/REPORT.md && grep -q '^| 2 | .* | the kit.s fused kernels' $tmp/full/REPORT.md"
 
 # 2. day10 and day11's busy rows missing, a timeline present
@@ -93,9 +95,10 @@ mkdir -p $tmp/none
 run $tmp/none
 common_checks $tmp/none none
 ok "none: every item says not run" "[ $(table $tmp/none | grep -c 'not run (make day') = $(items | wc -l) ]"
-ok "none: every chart says not run" "[ $(grep -c '^\*.*not run (make day' $tmp/none/REPORT.md) = 6 ]"
+ok "none: every chart says not run" "[ $(grep -c '^\*[^*].*not run (make day' $tmp/none/REPORT.md) = 6 ]"
 ok "none: no PNG drawn" "[ -z \"\$(ls $tmp/none/*.png 2>/dev/null)\" ]"
 ok "none: the log says which day to run" "grep -q '^| 0 |.*not run (make day09).*not run (make day11)' $tmp/none/REPORT.md"
+ok "none: beyond the week says which day to run" "grep -q 'Beyond the week: one kernel per step.*TPOT not run (make day09)\.\$' $tmp/none/REPORT.md"
 ok "none: no blank cell in the log" "! grep '^| [0-9] |' $tmp/none/REPORT.md | grep -qE '\\|  *\\|'"
 
 # 4. rows that are not finite numbers: shown as invalid, never banded, never "nan"
@@ -113,7 +116,17 @@ ok "inf: an infinite theory is invalid too" "grep -q '^| TTFT (200-token prompt)
 ok "inf: a compute capability of 1e300 is invalid, not cast" "grep -q 'invalid compute capability' $tmp/inf/REPORT.md"
 ok "inf: the log's graph_eager step is invalid (inf)" "grep -q '^| 1 |.* | invalid (inf) |' $tmp/inf/REPORT.md"
 
-# 5. a results folder that is not there: one sentence, exit 1
+# 5. persistent mode refused by day09 (its reason in persistent_not_run, no TPOT rows): the reason
+mkdir -p $tmp/refused
+grep -v persistent $full > $tmp/refused/rows.tsv
+printf 'day09\tpersistent_not_run\t-\t-\t-\tpersistent needs sm_80+ code; these kernels were built for sm_75\n' >> $tmp/refused/rows.tsv
+run $tmp/refused
+common_checks $tmp/refused refused
+ok "refused: no 'not run' in the table (persistent is not one of its items)" "! table $tmp/refused | grep -q 'not run'"
+ok "refused: beyond the week gives day09's reason" "grep -q 'Beyond the week: one kernel per step.*Not run (day09): persistent needs sm_80+ code; these kernels were built for sm_75\$' $tmp/refused/REPORT.md"
+ok "refused: items and not_run as without the row" "grep -q 'items=$(items | wc -l) not_run=0 ' $tmp/refused/out.txt"
+
+# 6. a results folder that is not there: one sentence, exit 1
 KIT_RESULTS=$tmp/absent $bin >$tmp/absent.txt 2>&1; rc=$?
 ok "absent folder: exit 1" "[ $rc = 1 ]"
 ok "absent folder: one sentence naming the file" "[ \$(wc -l < $tmp/absent.txt) -le 2 ] && grep -q 'cannot write .*REPORT.md' $tmp/absent.txt"

@@ -6,7 +6,8 @@
 # peak, the synced one does not, a TPOT is never below its floor, graph beats eager, a prefill
 # stays under its roofline; day09's int8 rows: against the int8 floor, a fused int8 step
 # moving half of fp16's weight bytes and an unfused one more (whether fused int8 is faster is
-# a claim, answers/claims.tsv). A row counts only when it holds a measured, finite number; a
+# a claim, answers/claims.tsv); beyond the week, persistent mode's rows where it runs, else the
+# reason it does not and no TPOT (skipped). A row counts only when it holds a measured, finite number; a
 # claim that needs this GPU's datasheet peak, on a GPU the kit has none for, is counted as
 # skipped and says so.
 cd "$(dirname "$0")/../.."
@@ -56,7 +57,7 @@ for k in ttft_ms tpot_ms ratio tok_s mbu ttft_over_tpot ttft_ms_sub ttft_ms_stre
          tpot_ms_eager_d40 tpot_ms_graph_eager_d40 tpot_ms_fused_d40 tpot_ms_graph_d40 step_gb \
          tpot_ms_int8_fused tpot_ms_int8_graph tpot_ms_int8_graph_d40 ttft_ms_int8 ratio16_int8_graph step_gb_int8 \
          tpot_ms_int8_unfused_fused tpot_ms_int8_unfused_graph tpot_ms_int8_unfused_graph_d40 ttft_ms_int8_unfused \
-         step_gb_int8_unfused; do
+         step_gb_int8_unfused kernels_eager kernels_graph; do
   has_row day09 $k; ok "day09 row $k" $?
 done
 
@@ -93,6 +94,19 @@ if [ "$r" != "-" ]; then
   holds "$(row day09 prefill_tflops_200) <= 1.05 * $r"; ok "200-token prefill $(row day09 prefill_tflops_200) TFLOP/s not above its roofline $r" $?
 else
   skip=$((skip + 1)); echo "skipped: the 200-token prefill against its roofline (no datasheet peak for this GPU in common/theory.c)"
+fi
+# beyond the week, day09's section 8: persistent mode's rows where it runs, else its reason and no TPOT
+why=$(sed -n 's/^persistent: not run: //p' "$tmp/day09_ttft_tpot.log")
+if [ -n "$why" ]; then
+  skip=$((skip + 1)); echo "skipped: day09's persistent rows (not run: $why)"
+  ! has_row day09 tpot_ms_persistent && [ -n "$(col day09 persistent_not_run 6)" ]
+  ok "day09: persistent not run: no TPOT row, the reason in persistent_not_run" $?
+else
+  for k in tpot_ms_persistent tpot_ms_persistent_d40 ratio_persistent kernels_persistent; do
+    has_row day09 $k; ok "day09 row $k" $?
+  done
+  holds "$(row day09 tpot_ms_persistent) >= $(theory day09 tpot_ms_persistent)"; ok "day09 tpot_ms_persistent $(row day09 tpot_ms_persistent) not below its floor" $?
+  holds "$(row day09 kernels_persistent) == 1"; ok "day09: persistent runs one kernel a step ($(row day09 kernels_persistent))" $?
 fi
 if [ "$KIT_GPU" = t4 ]; then   # make test-gpu-t4: the T4's path ran, and every row says so
   grep -q '^code_arch=sm_75 .*sm_90 paths off' "$tmp/day09_ttft_tpot.log"; ok "T4 switch: kernels compiled for sm_75, sm_90 paths off" $?

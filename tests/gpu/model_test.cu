@@ -3,7 +3,8 @@
  * alone, synthetic weights are the same every time, the step counts are the lesson's. The
  * same for int8 weights (both ways to run them) against the int8 CPU reference, on the tiny
  * shapes and on the tiny-llama fixture, prompt and decode steps; and the weight bytes a step
- * moves, fp16 against int8. */
+ * moves, fp16 against int8. Beyond the week, persistent mode against graph mode, where it
+ * runs (else skipped, saying why), and its refusals: one sentence each. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -98,7 +99,7 @@ static void int8_vs_cpu(const char *model_dir) {
         o.model_dir = model_dir, o.seed = 3, o.max_batch = 1, o.quiet = 1, o.config = model_dir ? NULL : &c;
         o.quant = (Quant)q;
         GpuModel *g = gpu_model_open(&o);
-        for (int mode = 0; mode < MODE_COUNT; mode++) {
+        for (int mode = 0; mode < MODE_PERSISTENT; mode++) {     /* persistent refuses int8 (main) */
             double worst = 0, scale = 0;
             gpu_prefill(g, ids, N, 1, NULL);
             cpu_forward(cm, ids, N, 0, lc, 0);
@@ -124,10 +125,10 @@ static void int8_vs_cpu(const char *model_dir) {
     free(lc), free(lg);
 }
 
-/* prefill + NEW - 1 steps of prompt ids (20 tokens) in each mode; out[mode][i] */
+/* prefill + NEW - 1 steps of prompt ids (20 tokens) in each of the lesson's four modes; out[mode][i] */
 static void modes(GpuModel *m, const int *ids, int (*out)[NEW]) {
     int lens[1] = {20};
-    for (int mode = 0; mode < MODE_COUNT; mode++) run(m, ids, lens, 1, (Mode)mode, out[mode]);
+    for (int mode = 0; mode < MODE_PERSISTENT; mode++) run(m, ids, lens, 1, (Mode)mode, out[mode]);
 }
 
 /* every row of a batch = the same prompt run alone (rows of different lengths; 3 rows: norm in
@@ -155,6 +156,60 @@ static void rows_alone(GpuModel *m, const char *what) {
         }
 }
 
+/* gpu_mode_refusal's answer: one sentence, not empty, one line */
+static int sentence(const char *s) { return s && *s && !strchr(s, '\n'); }
+
+/* Persistent mode (beyond the week) against graph mode at batch 1, 4, 9, 16 and 32, rows of
+ * different lengths: where it runs, every row's greedy tokens equal graph mode's for the same
+ * prompt run alone, the last step's logits are within 2e-2 of graph's at the same batch, and a
+ * second run gives the same tokens and bit-identical logits. Where it does not, the refusal is one
+ * sentence (batch 1 and 4 are then skipped, saying why; more rows than it takes may be refused,
+ * never hang). */
+static void persistent(GpuModel *m) {
+    const int vocab = gpu_model_config(m)->vocab, batches[] = {1, 4, 9, 16, 32};
+    int ids[32 * 24], lens[32], one[32][NEW], at = 0;
+    static int g[32 * NEW], p[2][32 * NEW];
+    float *lg = (float *)xmalloc(sizeof(float) * 32 * vocab), *lp[2];
+    for (int k = 0; k < 2; k++) lp[k] = (float *)xmalloc(sizeof(float) * 32 * vocab);
+    for (int r = 0; r < 32; r++) {
+        lens[r] = 8 + r % 13;
+        prompt(ids + at, lens[r], 200 + r, vocab);
+        at += lens[r];
+    }
+    for (int r = 0, off = 0; r < 32; off += lens[r], r++) run(m, ids + off, &lens[r], 1, MODE_GRAPH, one[r]);
+    for (size_t i = 0; i < sizeof batches / sizeof batches[0]; i++) {
+        const int B = batches[i];
+        const char *no = gpu_mode_refusal(m, MODE_PERSISTENT, B);
+        if (no) {
+            CHECK(sentence(no), "persistent batch %d: the refusal is not one sentence: \"%s\"", B, no);
+            if (B <= 4) SKIP("persistent batch %d: not run: %s", B, no);
+            else printf("persistent batch %d: refused: %s\n", B, no);
+            continue;
+        }
+        run(m, ids, lens, B, MODE_GRAPH, g);
+        gpu_last_logits(m, lg);
+        for (int k = 0; k < 2; k++) {
+            run(m, ids, lens, B, MODE_PERSISTENT, p[k]);
+            gpu_last_logits(m, lp[k]);
+        }
+        int bad = 0;
+        for (int r = 0; r < B; r++) {
+            const int d = first_diff(p[0] + r * NEW, one[r], NEW);
+            if (d >= 0) bad++, printf("persistent batch %d row %d: token %d is %d, graph alone %d\n", B, r, d,
+                                      p[0][r * NEW + d], one[r][d]);
+        }
+        CHECK(bad == 0, "persistent batch %d: %d rows' tokens differ from graph mode's for the same prompt alone", B, bad);
+        double worst = 0, scale = 0;
+        for (int v = 0; v < B * vocab; v++) worst = fmax(worst, fabs(lp[0][v] - lg[v])), scale = fmax(scale, fabs(lg[v]));
+        CHECK(worst <= 2e-2, "persistent batch %d: the last step's logits differ from graph's by %.4f (limit 2e-2)", B, worst);
+        const int same = !memcmp(p[0], p[1], sizeof(int) * B * NEW) && !memcmp(lp[0], lp[1], sizeof(float) * B * vocab);
+        CHECK(same, "persistent batch %d: two runs differ (tokens or logits)", B);
+        printf("persistent batch %d: tokens = graph's alone, max |dlogit| vs graph %.5f (max |logit| %.3f), two runs %s\n",
+               B, worst, scale, same ? "bit-identical" : "differ");
+    }
+    free(lg), free(lp[0]), free(lp[1]);
+}
+
 int main(void) {
     cpu_vs_gpu();
     int8_vs_cpu(NULL);
@@ -180,7 +235,7 @@ int main(void) {
     int ids[20], out[MODE_COUNT][NEW];
     prompt(ids, 20, 1, vocab);
     modes(m, ids, out);
-    for (int mode = 0; mode < MODE_COUNT; mode++) {
+    for (int mode = 0; mode < MODE_PERSISTENT; mode++) {
         int d = first_diff(out[mode], out[MODE_EAGER], NEW);
         CHECK(d < 0, "mode %s differs from eager at token %d (%d vs %d)", mode_name((Mode)mode), d,
               d < 0 ? 0 : out[mode][d], d < 0 ? 0 : out[MODE_EAGER][d]);
@@ -198,6 +253,7 @@ int main(void) {
            f.kernels, f.gemms, g.kernels);
 
     rows_alone(m, "fp16");
+    persistent(m);
     const StepCounts f16 = f;
     gpu_model_free(m);
 
@@ -216,6 +272,10 @@ int main(void) {
         m = gpu_model_open(&o);
         sum2 = gpu_model_checksum(m);
         CHECK(sum1 == sum2, "%s: the quantized weights differ between two loads (checksum %llx vs %llx)", qn, sum1, sum2);
+        const char *no = gpu_mode_refusal(m, MODE_PERSISTENT, 1);
+        CHECK(sentence(no), "%s: persistent mode reads fp16 weights only; it should refuse these in one sentence, not %s%s%s",
+              qn, no ? "\"" : "run", no ? no : "", no ? "\"" : "");
+        printf("%s persistent: refused: %s\n", qn, no ? no : "(runs)");
         const Config *c = gpu_model_config(m);
         CHECK(gpu_model_weight_bytes(m) == (long long)int8_weight_bytes(c), "%s: %lld weight bytes, expected %.0f", qn,
               gpu_model_weight_bytes(m), int8_weight_bytes(c));
