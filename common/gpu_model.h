@@ -79,7 +79,7 @@ typedef struct { int kernels, gemms, host_launches; long long weight_bytes; } St
 StepCounts gpu_step_counts(GpuModel *m, Mode mode);
 
 /* NULL when gpu_decode_step(m, mode) runs at `batch` rows; else one sentence saying why it
- * does not (only persistent refuses: it needs sm_80+ code, fp16 weights, at most
+ * does not (only persistent refuses: it needs an sm_90 GPU and code, fp16 weights, at most
  * PERSIST_MAX_ROWS rows and all of its blocks resident at once). gpu_decode_step dies with the
  * same sentence. */
 const char *gpu_mode_refusal(GpuModel *m, Mode mode, int batch);

@@ -137,7 +137,6 @@ typedef struct {
     uint32_t epoch;                         /* this step's number, 1, 2, ... (the counters' target) */
     uint32_t rows_sum;                      /* the rows of steps 1..epoch: the per-row counters' target */
     int ring_stages, x_stride, x_bytes;     /* from persist_layout() */
-    int inflight;                           /* stages the copy warp keeps in flight (set by persist_layout) */
 } PersistArgs;
 long long persist_counter_count(int n_layers, int nh, int nkv, int qd, int hidden);
 /* the shared memory of a block for B rows (ring_stages, x_stride, x_bytes set in a); 0 if

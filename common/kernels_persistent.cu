@@ -40,9 +40,16 @@
  *
  * Where it runs: code for sm_90 (bulk copies, mbarriers' transaction counts), fp16 weights, at most
  * PERSIST_MAX_ROWS rows of x (the block keeps each op's x in shared memory). Elsewhere the
- * mode is refused, never approximated. The four modes the lessons teach do not use it. */
+ * mode is refused, never approximated. The four modes the lessons teach do not use it.
+ *
+ * What it measured (H200, tests/gpu/PERF_LOG.md v24): 1.31 ms a token at batch 1, against
+ * graph mode's 0.84. One kernel is not by itself a faster step. Its in-kernel trace
+ * (bin/bench --profile, persist_trace) shows the copy engine keeping ahead of the arithmetic.
+ * The time goes where the kernel boundaries' cost used to be: each op waits for its slowest
+ * inputs, and every dependent read (x, the embedding row, a release) queues behind the ring's
+ * requests. It also goes to the tile ends. What v18 found holds: the boundaries were never the
+ * cost, the chain of each op's slowest block is. */
 #include <stdint.h>
-#include <stdlib.h>
 #include "kernels.cuh"
 #include "gpu.h"
 #include "launch.h"
@@ -50,7 +57,8 @@
 /* 16 computing warps, one copy warp; a stage is 16 weight rows x KS columns, a row ROW halves
  * apart (2 KB + 64 bytes: rows g and g + 1 of a quarter warp's reads fall in other banks);
  * x rows the same. The copy warp keeps PERSIST_INFLIGHT stages in flight (the fused GEMV's
- * measured best, tests/gpu/PERF_LOG.md v20), the rest of the ring holds stages that landed. */
+ * best, v20; here 2, 3, 4 and 6 gave the same step, v24), the rest of the ring holds stages
+ * that landed. */
 #ifndef PERSIST_INFLIGHT
 #define PERSIST_INFLIGHT 2
 #endif
@@ -188,7 +196,7 @@ __device__ __forceinline__ void mbar_wait(uint64_t *b, int parity) {
 /* the copy warp: stage i of the walk into slot i % ring once the computing warps are done
  * with what the slot held and stage i - PERSIST_INFLIGHT has landed; lane r < 16 copies row r */
 __device__ void copy_warp(const PersistArgs &a, half *ring, uint64_t *full, uint64_t *empty) {
-    const int lane = threadIdx.x & 31, R = a.ring_stages, inflight = R < a.inflight ? R : a.inflight;
+    const int lane = threadIdx.x & 31, R = a.ring_stages, inflight = R < PERSIST_INFLIGHT ? R : PERSIST_INFLIGHT;
     uint64_t policy;                    /* weights are read once a step: first out of L2 */
     asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
     Walk w;
@@ -589,8 +597,6 @@ int persist_layout(PersistArgs *a) {
     if (stages > PERSIST_MAX_STAGES) stages = PERSIST_MAX_STAGES;
     if (stages < 2) return 0;
     a->ring_stages = stages;
-    a->inflight = getenv("KIT_PERSIST_INFLIGHT") ? atoi(getenv("KIT_PERSIST_INFLIGHT")) : PERSIST_INFLIGHT;
-    if (a->inflight < 1) a->inflight = 1;
     return stages * (STAGE * 2 + 16) + fixed;
 }
 int persist_blocks_per_sm(int smem) {

@@ -75,9 +75,11 @@
  *                       16-bit floor of 0.457: the bytes halve, the 2-4 us each kernel costs
  *                       beyond its bytes does not
  *   persistent (8)      beyond the week: kernels_persistent=1 against graph's 113; tpot_ms_persistent
- *                       and ratio_persistent beside tpot_ms_graph, the same protocol (H200: not yet
- *                       measured). Where it does not run (a T4's sm_75, KIT_GPU=t4, a build before
- *                       its kernel) one line `persistent: not run: <why>` and no TPOT rows
+ *                       and ratio_persistent beside tpot_ms_graph, the same protocol (H200: 1.31 ms
+ *                       against graph's 0.84: one kernel is not yet a faster step; PERF_LOG v24 says
+ *                       where its time goes). Where it does not run (a T4's sm_75, KIT_GPU=t4,
+ *                       code built for an older GPU) one line `persistent: not run: <why>` and no
+ *                       TPOT rows
  * It proves acceptance question 3 (the ratio and where the gap comes from: the modes show
  * that it moves with launches, not bytes) and self-test 2, corrects mistake #6, and measures
  * the loop's step 3 for day12.
@@ -511,7 +513,7 @@ int main(int argc, char **argv) {
      * whole step as one kernel resident on every SM, each block waiting only for the tiles it
      * reads (common/kernels_persistent.cu): no kernel boundary inside a step. It is not one of the
      * lesson's four modes, and it does not run everywhere: gpu_mode_refusal says why not (not
-     * sm_80+ code, the T4 switch, more rows than it takes), and then this section prints that
+     * sm_90 code, the T4 switch, more rows than it takes), and then this section prints that
      * sentence, writes it to rows.tsv as persistent_not_run (day12 shows it) and no TPOT. Where
      * it runs, section 4's rows by section 4's protocol, so its TPOT stands beside graph's. */
     printf("\n## 8. beyond the week: one kernel per step (persistent mode, batch 1, fp16)\n");

@@ -21,9 +21,11 @@
  * the step's path (what the step waits on, which under programmatic dependent launch is less
  * than the GPU time). For persistent at batch 1 (fp16), where it runs, the same CUPTI line (one
  * kernel a step) and its in-kernel trace, which CUPTI cannot see into: per op kind, means over
- * the layers, `persist_trace op=qkv path_us= wait_us= work_us=` (path: the op before complete ->
- * this op complete; wait: a block spinning before it may start the op; work: from then to its
- * last tile), and `persist_trace step_us= blocks= threads= ring_stages=`. */
+ * the layers, `persist_trace op=qkv path_us= wait_us= work_us= ring_us= end_us=` (path: the op
+ * before complete -> this op complete; wait: a block spinning before it may start the op; work:
+ * from then to its last tile, of which ring: waiting for weights, end: its tiles' ends), and
+ * `persist_trace step_us= blocks= threads= ring_stages=`; the trace's second step (the first
+ * warms it up). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -85,10 +87,11 @@ static void profile_persistent(GpuModel *m, const int *ids, int n) {
     profile(m, ids, n, 1, MODE_PERSISTENT, 0);
     PersistTrace t = {};
     gpu_prefill(m, ids, n, 1, NULL);
-    if (!gpu_persistent_trace(m, &t)) die("bench: gpu_persistent_trace refused a batch-1 step that persistent mode runs");
+    for (int i = 0; i < 2; i++)
+        if (!gpu_persistent_trace(m, &t)) die("bench: gpu_persistent_trace refused a batch-1 step that persistent mode runs");
     for (int op = 0; op < PT_COUNT; op++)
-        printf("persist_trace op=%s path_us=%.2f wait_us=%.2f work_us=%.2f\n", t.name[op], t.path_us[op],
-               t.wait_us[op], t.work_us[op]);
+        printf("persist_trace op=%s path_us=%.2f wait_us=%.2f work_us=%.2f ring_us=%.2f end_us=%.2f\n", t.name[op],
+               t.path_us[op], t.wait_us[op], t.work_us[op], t.ring_us[op], t.end_us[op]);
     printf("persist_trace step_us=%.1f blocks=%d threads=%d ring_stages=%d\n", t.step_us, t.blocks, t.threads,
            t.ring_stages);
 }

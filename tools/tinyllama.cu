@@ -11,7 +11,7 @@
  * ((max - min) / median), kernels_per_step, gemms_per_step and step_weight_gb (the bytes of
  * weights a step's linear layers read, and unfused int8's dequantize kernels write).
  * --mode persistent (beyond the week: the whole step in one kernel) where it does not run (not
- * sm_80+ code, the T4 switch, int8 weights, more rows than it takes) is one sentence and exit 1,
+ * sm_90 code, the T4 switch, int8 weights, more rows than it takes) is one sentence and exit 1,
  * like any request this GPU cannot serve: `error: --mode persistent: not run: <why>`. */
 #include <math.h>
 #include <stdio.h>
@@ -40,7 +40,7 @@ static const char *USAGE =
     "  --dump-logits FILE float32 little-endian [prompt_len x vocab]: logits at every prompt position\n"
     "  --seed N           synthetic weights' seed (default 1)\n"
     "  --mode M           GPU decode: eager, fused, graph (default) or graph_eager; beyond the week,\n"
-    "                     persistent: the whole step in one kernel (sm_80+, fp16, a few rows)\n"
+    "                     persistent: the whole step in one kernel (sm_90, fp16, up to 8 rows)\n"
     "  --batch B          GPU batch rows, all with the same prompt (default 1)\n"
     "  --dispatch-us N    host busy-wait before each launch, like a Python dispatcher (default 0)\n"
     "  --quant Q          the weights: fp16 (default); int8 weight-only, a scale per output row, which the\n"

@@ -119,11 +119,11 @@ ok "inf: the log's graph_eager step is invalid (inf)" "grep -q '^| 1 |.* | inval
 # 5. persistent mode refused by day09 (its reason in persistent_not_run, no TPOT rows): the reason
 mkdir -p $tmp/refused
 grep -v persistent $full > $tmp/refused/rows.tsv
-printf 'day09\tpersistent_not_run\t-\t-\t-\tpersistent needs sm_80+ code; these kernels were built for sm_75\n' >> $tmp/refused/rows.tsv
+printf 'day09\tpersistent_not_run\t-\t-\t-\tpersistent mode needs an sm_90 GPU and kernels built for it; these kernels were built for an older GPU\n' >> $tmp/refused/rows.tsv
 run $tmp/refused
 common_checks $tmp/refused refused
 ok "refused: no 'not run' in the table (persistent is not one of its items)" "! table $tmp/refused | grep -q 'not run'"
-ok "refused: beyond the week gives day09's reason" "grep -q 'Beyond the week: one kernel per step.*Not run (day09): persistent needs sm_80+ code; these kernels were built for sm_75\$' $tmp/refused/REPORT.md"
+ok "refused: beyond the week gives day09's reason" "grep -q 'Beyond the week: one kernel per step.*Not run (day09): persistent mode needs an sm_90 GPU and kernels built for it; these kernels were built for an older GPU\$' $tmp/refused/REPORT.md"
 ok "refused: items and not_run as without the row" "grep -q 'items=$(items | wc -l) not_run=0 ' $tmp/refused/out.txt"
 
 # 6. a results folder that is not there: one sentence, exit 1

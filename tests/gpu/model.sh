@@ -41,7 +41,7 @@ if [ "$KIT_GPU" = t4 ]; then
     check 'same "$got" "$want" 16' "compute_75 build without the switch, tiny $mode: tokens $got, transformers fp16 $want"
   done
   KIT_GPU= $BIN/tinyllama --model "$FIX/tiny-llama" --new 4 --mode persistent >"$TMP/out" 2>&1
-  check 'grep -q "^error: --mode persistent: not run: " "$TMP/out"' "compute_75 build without the switch: persistent (sm_80+ code only) does not say not run: $(tail -1 "$TMP/out")"
+  check 'grep -q "^error: --mode persistent: not run: " "$TMP/out"' "compute_75 build without the switch: persistent (sm_90 code only) does not say not run: $(tail -1 "$TMP/out")"
   KIT_GPU= KIT_RESULTS=$TMP $BIN/bench --runs 1 --new 8 >"$TMP/bench" 2>&1; rc=$?
   check '[ $rc = 0 ] && ! grep -q "^error" "$TMP/bench"' "compute_75 build without the switch: bench exits 0 with no time under the floor ($(grep -m1 '^error' "$TMP/bench"))"
   grep -E '^bench mode=(eager|graph) +batch=1 ' "$TMP/bench"
