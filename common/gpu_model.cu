@@ -358,9 +358,9 @@ int gpu_persistent_trace(GpuModel *m, PersistTrace *t) {
     const int B = m->batch;
     if (B < 1) die("gpu_persistent_trace: no prompt yet; call gpu_prefill first");
     if (persist_refusal(m, B)) return 0;
-    const Config *c = &m->c;
-    const int ops = 5 * c->n_layers + 2, G = m->sms;
-    const size_t bytes = sizeof(uint64_t) * 5 * ops * G;
+    const PersistArgs a = persist_args(m, B);
+    const int ops = a.trace_ops, G = m->sms, S = PERSIST_TRACE_SLOTS;
+    const size_t bytes = sizeof(uint64_t) * S * ops * G;
     if (!m->ps.trace) m->ps.trace = (uint64_t *)dalloc(bytes);
     CUDA_CHECK(cudaMemsetAsync(m->ps.trace, 0, bytes, m->st));
     gpu_decode_step(m, MODE_PERSISTENT);
@@ -372,7 +372,7 @@ int gpu_persistent_trace(GpuModel *m, PersistTrace *t) {
     memset(t, 0, sizeof *t);
     static const char *names[PT_COUNT] = {"embed", "qkv", "attn", "o", "gate_up", "down", "lm_head"};
     uint64_t t0 = UINT64_MAX, t_end = 0, prev = 0;
-    for (int b = 0; b < G; b++) t0 = h[(size_t)b * ops * 5] < t0 ? h[(size_t)b * ops * 5] : t0;
+    for (int b = 0; b < G; b++) t0 = h[(size_t)b * ops * S] < t0 ? h[(size_t)b * ops * S] : t0;
     int khz;
     CUDA_CHECK(cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, 0));
     prev = t0;
@@ -383,7 +383,7 @@ int gpu_persistent_trace(GpuModel *m, PersistTrace *t) {
         double wait = 0, work = 0, ring = 0, end = 0;
         int busy = 0;
         for (int b = 0; b < G; b++) {
-            const uint64_t *s = h + ((size_t)b * ops + i) * 5;
+            const uint64_t *s = h + ((size_t)b * ops + i) * S;
             if (!s[1]) continue;       /* no units of this op */
             busy++, wait += (double)(s[1] - s[0]), work += (double)(s[2] - s[1]);
             ring += s[3] / (khz * 1e-6), end += s[4] / (khz * 1e-6);
@@ -398,9 +398,7 @@ int gpu_persistent_trace(GpuModel *m, PersistTrace *t) {
         t->name[k] = names[k];
         if (n[k]) t->path_us[k] /= n[k], t->wait_us[k] /= n[k], t->work_us[k] /= n[k], t->ring_us[k] /= n[k], t->end_us[k] /= n[k];
     }
-    t->step_us = (t_end - t0) / 1e3, t->blocks = G, t->threads = PERSIST_THREADS + 32;
-    PersistArgs a = persist_args(m, B);
-    t->ring_stages = a.ring_stages;
+    t->step_us = (t_end - t0) / 1e3, t->blocks = G, t->threads = PERSIST_THREADS + 32, t->ring_stages = a.ring_stages;
     free(h);
     return 1;
 }

@@ -122,6 +122,7 @@ int gemv_takes_split(const GemvArgs *a);    /* 1: k_gemv runs the split kernel f
 /* ---- the persistent decode step (kernels_persistent.cu): the fused step's arithmetic in one
  * kernel of one block an SM, tiles waiting on counters instead of kernel boundaries ---- */
 enum { PERSIST_THREADS = 512, PERSIST_STAGE_COLS = 1024, PERSIST_MAX_ROWS = 8, PERSIST_MAX_STAGES = 16 };  /* + a copy warp */
+enum { PERSIST_TRACE_SLOTS = 5 };  /* per block and op: 3 %globaltimer stamps, 2 cycle counts */
 typedef struct { const half *wqkv, *wo, *wgu, *wdown, *attn_norm, *ffn_norm; } PersistLayer;
 typedef struct {
     const PersistLayer *layers;             /* on the GPU, one a layer */
@@ -133,7 +134,7 @@ typedef struct {
     int *tok, *pos;
     uint32_t *counters;                     /* persist_counter_count(), zeroed once */
     float *best_v; int *best_i;             /* lm_head's per-tile maxima: B x ceil(vocab / 16) */
-    uint64_t *trace; int trace_ops;         /* NULL, or blocks x trace_ops x 3 %globaltimer stamps */
+    uint64_t *trace; int trace_ops;         /* NULL, or blocks x trace_ops x PERSIST_TRACE_SLOTS */
     uint32_t epoch;                         /* this step's number, 1, 2, ... (the counters' target) */
     uint32_t rows_sum;                      /* the rows of steps 1..epoch: the per-row counters' target */
     int ring_stages, x_stride, x_bytes;     /* from persist_layout() */

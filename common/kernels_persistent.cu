@@ -119,7 +119,7 @@ __device__ __forceinline__ void stamp(uint64_t *tr, int i, int k) {
     if (tr && threadIdx.x == 0) {
         uint64_t t;
         asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-        tr[i * 5 + k] = t;
+        tr[i * PERSIST_TRACE_SLOTS + k] = t;
     }
 }
 
@@ -487,7 +487,7 @@ __global__ void __launch_bounds__(CT + 32, 1) persistent_step(PersistArgs a) {
     }
     const Counters ct(a);
     const uint32_t e = a.epoch, res_tiles = (a.dim + 7) / 8;
-    uint64_t *tr = a.trace ? a.trace + (long long)blockIdx.x * a.trace_ops * 5 : NULL;
+    uint64_t *tr = a.trace ? a.trace + (long long)blockIdx.x * a.trace_ops * PERSIST_TRACE_SLOTS : NULL;
     int op_i = 0;       /* the trace's op */
 
     /* embed: unit b copies row tok[b] of the table into h[b] */
@@ -560,7 +560,7 @@ __global__ void __launch_bounds__(CT + 32, 1) persistent_step(PersistArgs a) {
             if (tr) end_cycles += clock64() - e0;
         }
         if (mine) op_end(a, o, j, mine, red, ys, ct);
-        if (tr && threadIdx.x == 0) tr[op_i * 5 + 3] = ring_cycles, tr[op_i * 5 + 4] = end_cycles;
+        if (tr && threadIdx.x == 0) tr[op_i * PERSIST_TRACE_SLOTS + 3] = ring_cycles, tr[op_i * PERSIST_TRACE_SLOTS + 4] = end_cycles;
         stamp(tr, op_i++, 2);
         if (o.kind != G_QKV) continue;
 

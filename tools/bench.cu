@@ -4,7 +4,7 @@
  *
  * A 200-token prompt, 64 new tokens, batch 1 and 32, modes eager, fused, graph and
  * graph_eager for fp16 weights, and, beyond the week, persistent (the whole step in one kernel):
- * where gpu_mode_refusal says it does not run here (not sm_80+ code, the T4 switch, more rows
+ * where gpu_mode_refusal says it does not run here (not sm_90, the T4 switch, int8, more rows
  * than it takes), one line `bench mode=persistent ... not_run="why"` in place of its row, and
  * none in bench.tsv. Then int8 weights (fused and graph: the GEMV reads int8) and int8_unfused
  * (eager, fused and graph: each layer dequantized to fp16 first; int8's eager modes do the
