@@ -8,8 +8,9 @@
  * A kernel boundary is a barrier over the whole GPU. This kernel has none.
  *
  * How. Every block walks the same list of ops (embed; per layer qkv, attention, o, gate/up,
- * down; lm_head with argmax) and takes its share of each: GEMV tile t goes to block
- * (t + rot) % blocks, rot moving on with each op so the extra tiles land on other blocks.
+ * down; lm_head with argmax; built in shared memory when the step starts) and takes its share
+ * of each: GEMV tile t goes to block (t + rot) % blocks, rot moving on with each op so the
+ * extra tiles land on other blocks.
  *   - The weights depend on nothing, so they never wait: the block's 17th warp walks the
  *     same list as the other 16 and has the copy engine (cp.async.bulk, 2 KB of a row a copy)
  *     fill a ring of shared-memory stages of 16 weight rows x 1024 columns, each completing on
@@ -18,7 +19,7 @@
  *   - A tile waits only for the tiles it reads, through counters in global memory that the
  *     producing tiles increment (a release: __threadfence, then atomicAdd) and the consumer's
  *     thread 0 polls (ld.acquire). An attention head waits for the qkv tiles of its q, k and
- *     v heads alone; o_proj's and down_proj's columns 512 at a time wait for the heads or the
+ *     v heads alone; o_proj's and down_proj's columns 1024 at a time wait for the heads or the
  *     gate/up tiles that wrote those columns; qkv, gate/up and lm_head wait for the whole
  *     residual, because RMSNorm divides by the root mean square of all of it.
  *   - The counters never go back to zero: step e waits for e x (the tiles a step adds), with
@@ -28,10 +29,12 @@
  *     coherent and may still hold a line from a layer before.
  *
  * The order of every sum is fixed, so a token comes out with the same bits every run: a
- * tile's 16 computing warps each own the same 64 columns of every stage, their sums are added
- * warp 0 to 15 in shared memory; RMSNorm's sum of squares is the fused GEMV's (same threads, same
- * tree); attention adds its keys in a fixed split over the threads; argmax keeps the lowest
- * index over tiles read in order. No float atomics anywhere.
+ * tile's 16 computing warps each own the same 64 columns of every stage, and each output's 16
+ * warp parts are added in a fixed tree (tile_end); RMSNorm's sum of squares is the fused
+ * GEMV's (same threads, same tree); attention adds its keys in a fixed split over the
+ * threads; argmax keeps the lowest index over tiles read in order. No float atomics anywhere.
+ * The order is not graph mode's, so where graph mode's two best logits are one fp16 step
+ * apart the greedy token can differ (tests/gpu/PERF_LOG.md, v25).
  *
  * Deadlock. A block that spins waits for blocks that must be running: all blocks are
  * launched together with cudaLaunchCooperativeKernel, which fails rather than start fewer
@@ -42,13 +45,16 @@
  * PERSIST_MAX_ROWS rows of x (the block keeps each op's x in shared memory). Elsewhere the
  * mode is refused, never approximated. The four modes the lessons teach do not use it.
  *
- * What it measured (H200, tests/gpu/PERF_LOG.md v24): 1.31 ms a token at batch 1, against
- * graph mode's 0.84. One kernel is not by itself a faster step. Its in-kernel trace
- * (bin/bench --profile, persist_trace) shows the copy engine keeping ahead of the arithmetic.
- * The time goes where the kernel boundaries' cost used to be: each op waits for its slowest
- * inputs, and every dependent read (x, the embedding row, a release) queues behind the ring's
- * requests. It also goes to the tile ends. What v18 found holds: the boundaries were never the
- * cost, the chain of each op's slowest block is. */
+ * What it measured (H200, tests/gpu/PERF_LOG.md v24, v25): 1.17 ms a token at batch 1
+ * (1.31 before v25), against graph mode's 0.84. One kernel is not by itself a faster step.
+ * Taking parts out one at a time says where the time goes: with no waits, no arithmetic and
+ * no tile ends the weights alone still take 0.69-0.73 ms a step through this ring, so this
+ * design cannot reach 0.70; the waits, the tile ends and the arithmetic each add 0.2-0.35 ms
+ * on top, because each op waits for its slowest inputs and every dependent read (x, the
+ * embedding row, a release) queues behind the ring's requests. ncu agrees: 38% of the warps'
+ * stalls are at barriers (waiting for a counter, or for the other warps at a tile end), 21%
+ * on loads from global memory. What v18 found holds: the boundaries were never the cost, the
+ * chain of each op's slowest block is. */
 #include <stdint.h>
 #include "kernels.cuh"
 #include "gpu.h"
@@ -128,24 +134,51 @@ struct GOp {
     const half *w;
     int kind, layer, N, K, tiles, stages;
 };
-__device__ __forceinline__ GOp gop(const PersistArgs &a, int j) {
+/* op j's shape (the divisions are by constants); its weights come from the op list below */
+__device__ __forceinline__ GOp gop_shape(const PersistArgs &a, int j) {
     GOp o;
-    o.layer = j / 4, o.kind = j == 4 * a.n_layers ? G_LM : j % 4;
-    const PersistLayer &L = a.layers[o.kind == G_LM ? 0 : o.layer];
+    o.layer = j / 4, o.kind = j == 4 * a.n_layers ? G_LM : j % 4, o.w = NULL;
     switch (o.kind) {
-    case G_QKV: o.w = L.wqkv, o.N = a.qd + 2 * a.kvd, o.K = a.dim, o.tiles = o.N / 16; break;
-    case G_O: o.w = L.wo, o.N = a.dim, o.K = a.qd, o.tiles = (a.dim + 7) / 8; break;
-    case G_GU: o.w = L.wgu, o.N = 2 * a.hidden, o.K = a.dim, o.tiles = a.hidden / 8; break;
-    case G_DOWN: o.w = L.wdown, o.N = a.dim, o.K = a.hidden, o.tiles = (a.dim + 7) / 8; break;
-    default: o.w = a.lm_head, o.N = a.vocab, o.K = a.dim, o.tiles = (a.vocab + 15) / 16; break;
+    case G_QKV: o.N = a.qd + 2 * a.kvd, o.K = a.dim, o.tiles = o.N / 16; break;
+    case G_O: o.N = a.dim, o.K = a.qd, o.tiles = (a.dim + 15) / 16; break;
+    case G_GU: o.N = 2 * a.hidden, o.K = a.dim, o.tiles = a.hidden / 8; break;
+    case G_DOWN: o.N = a.dim, o.K = a.hidden, o.tiles = (a.dim + 15) / 16; break;
+    default: o.N = a.vocab, o.K = a.dim, o.tiles = (a.vocab + 15) / 16; break;
     }
     o.stages = (o.K + KS - 1) / KS;
     return o;
 }
+/* The op list, built in shared memory when the step starts, one row an op: its weights, the
+ * norm before it (qkv, gate/up, lm_head) and this block's first tile. Without it every walk
+ * onto the next op would load the layer's pointers from global memory, a round trip behind
+ * the weights' queue (tests/gpu/PERF_LOG.md, v25) */
+struct OpRow {
+    const half *w, *norm;
+    int first, pad;
+};
+__device__ OpRow op_row(const PersistArgs &a, int j) {
+    const GOp o = gop_shape(a, j);
+    const PersistLayer &L = a.layers[o.kind == G_LM ? 0 : o.layer];
+    OpRow r;
+    r.w = o.kind == G_QKV ? L.wqkv : o.kind == G_O ? L.wo : o.kind == G_GU ? L.wgu : o.kind == G_DOWN ? L.wdown : a.lm_head;
+    r.norm = o.kind == G_QKV ? L.attn_norm : o.kind == G_GU ? L.ffn_norm : o.kind == G_LM ? a.final_norm : NULL;
+    /* tile 0 of op j goes to block (tiles of every op before j) mod blocks, the same in every
+     * block, so an op's extra tiles land on other blocks than the op before's */
+    long long per_layer = 0, before;
+    for (int k = 0; k < 4; k++) per_layer += gop_shape(a, k).tiles;
+    before = (long long)(j / 4) * per_layer;
+    for (int k = 4 * (j / 4); k < j; k++) before += gop_shape(a, k).tiles;
+    r.first = (int)((blockIdx.x + gridDim.x - before % gridDim.x) % gridDim.x), r.pad = 0;
+    return r;
+}
+__device__ __forceinline__ GOp gop(const PersistArgs &a, const OpRow *ops, int j) {
+    GOp o = gop_shape(a, j);
+    o.w = ops[j].w;
+    return o;
+}
 /* the weight row in slot s (0..15) of a tile, -1 if none. qkv: rows i and i + hd/2 of one
  * head in slots g and g + 8 (RoPE pairs them); gate/up: gate i in g, up i in g + 8 (silu *
- * mul pairs them); o, down: 8-row tiles (twice the tiles, so the blocks end an op closer
- * together); lm_head: 16 rows */
+ * mul pairs them); o, down, lm_head: 16 rows */
 __device__ __forceinline__ int slot_row(const PersistArgs &a, const GOp &o, int tile, int s) {
     const int g = s & 7, h = s >> 3;
     switch (o.kind) {
@@ -154,18 +187,8 @@ __device__ __forceinline__ int slot_row(const PersistArgs &a, const GOp &o, int 
         return tile / per_head * a.hd + tile % per_head * 8 + g + h * hh;
     }
     case G_GU: return h * a.hidden + tile * 8 + g;
-    case G_O:
-    case G_DOWN: return h || tile * 8 + g >= o.N ? -1 : tile * 8 + g;
     default: return tile * 16 + s < o.N ? tile * 16 + s : -1;
     }
-}
-/* where op j's tile 0 goes: (tiles of every op before j) mod blocks, the same in every block */
-__device__ __forceinline__ int rot_of(const PersistArgs &a, int j) {
-    long long per_layer = 0, before;
-    for (int k = 0; k < 4; k++) per_layer += gop(a, k).tiles;
-    before = (long long)(j / 4) * per_layer;
-    for (int k = 4 * (j / 4); k < j; k++) before += gop(a, k).tiles;
-    return (int)(before % gridDim.x);
 }
 
 /* A block's walk over its GEMV stages: op j, tile, stage ks. The copy warp walks it stage by
@@ -173,12 +196,12 @@ __device__ __forceinline__ int rot_of(const PersistArgs &a, int j) {
 struct Walk {
     int j, tile, ks;
     GOp o;
+    const OpRow *ops;
     __device__ __forceinline__ void settle(const PersistArgs &a) {   /* on to a tile of this block's */
-        while (tile >= o.tiles && ++j <= 4 * a.n_layers)
-            o = gop(a, j), tile = (int)((blockIdx.x + gridDim.x - rot_of(a, j)) % gridDim.x), ks = 0;
+        while (tile >= o.tiles && ++j <= 4 * a.n_layers) o = gop(a, ops, j), tile = ops[j].first, ks = 0;
     }
-    __device__ __forceinline__ void start(const PersistArgs &a) {
-        j = 0, ks = 0, o = gop(a, 0), tile = blockIdx.x;
+    __device__ __forceinline__ void start(const PersistArgs &a, const OpRow *op_list) {
+        ops = op_list, j = 0, ks = 0, o = gop(a, ops, 0), tile = ops[0].first;
         settle(a);
     }
     __device__ __forceinline__ bool done(const PersistArgs &a) const { return j > 4 * a.n_layers; }
@@ -195,12 +218,12 @@ __device__ __forceinline__ void mbar_wait(uint64_t *b, int parity) {
 }
 /* the copy warp: stage i of the walk into slot i % ring once the computing warps are done
  * with what the slot held and stage i - PERSIST_INFLIGHT has landed; lane r < 16 copies row r */
-__device__ void copy_warp(const PersistArgs &a, half *ring, uint64_t *full, uint64_t *empty) {
+__device__ void copy_warp(const PersistArgs &a, const OpRow *ops, half *ring, uint64_t *full, uint64_t *empty) {
     const int lane = threadIdx.x & 31, R = a.ring_stages, inflight = R < PERSIST_INFLIGHT ? R : PERSIST_INFLIGHT;
     uint64_t policy;                    /* weights are read once a step: first out of L2 */
     asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
     Walk w;
-    w.start(a);
+    w.start(a, ops);
     for (int i = 0; !w.done(a); i++, w.next(a)) {
         const int slot = i % R, k0 = w.ks * KS, row = lane < 16 ? slot_row(a, w.o, w.tile, lane) : -1;
         const uint32_t bytes = (uint32_t)min(KS, w.o.K - k0) * 2;
@@ -302,89 +325,112 @@ __device__ void pick_tokens(const PersistArgs &a, int tiles, float *scratch) {
     }
 }
 
-/* What the epilogue of thread (g, b) < 8 B reads, read when its tile starts, so that its round
- * trip is not on the tile's path: the residual h[b][row g] (o, down: written two ops before,
- * which every op between waited for), or row b's position and its cos and sin (qkv) */
-struct EpiIn {
-    half res, cs, sn;
-    int pos;
-};
-__device__ __forceinline__ EpiIn epi_read(const PersistArgs &a, const GOp &o, int tile) {
-    EpiIn e = {};
-    if (threadIdx.x < 8 * a.B) {
-        const int g = threadIdx.x / a.B, b = threadIdx.x % a.B, r0 = slot_row(a, o, tile, g);
-        if ((o.kind == G_O || o.kind == G_DOWN) && r0 >= 0) e.res = __ldcg(a.h + (long long)b * a.dim + r0);
-        if (o.kind == G_QKV) {
-            const int hh = a.hd / 2, i = r0 % a.hd;
-            e.pos = __ldcg(a.pos + b), e.cs = a.cos_t[e.pos * hh + i], e.sn = a.sin_t[e.pos * hh + i];
-        }
+/* What a tile's epilogue reads besides its sums, asked for when the tile starts so that the
+ * round trip is off the tile's path, and waited for at its end: for row b, part 0 and 1, eight
+ * halves each: o, down: the residual h[b] of slots 0-7 and 8-15 (written two ops before, which
+ * every op between waited for); qkv: cos and sin at the row's position for slots 0-7. The
+ * positions are read when the step starts (pos, in shared memory). */
+__device__ __forceinline__ void epi_copy(const PersistArgs &a, const GOp &o, int tile, const int *pos, half (*epi)[2][8]) {
+    if (threadIdx.x >= 2 * a.B || (o.kind != G_QKV && o.kind != G_O && o.kind != G_DOWN)) return;
+    const int b = threadIdx.x % a.B, part = threadIdx.x / a.B;
+    if (o.kind == G_QKV) {
+        const int hh = a.hd / 2, i0 = tile % (hh / 8) * 8;
+        x_copy(epi[b][part], (part ? a.sin_t : a.cos_t) + pos[b] * hh + i0, true);
+    } else {
+        const int r = tile * 16 + part * 8;
+        x_copy(epi[b][part], a.h + (long long)b * a.dim + (r < o.N ? r : 0), r < o.N);
     }
-    return e;
 }
 
-/* ---- one GEMV tile's end: its 16 warps' sums added in order, then the epilogue for every
- * (slot pair g, g + 8; row b of x), then the tile counted ---- */
-__device__ void tile_end(const PersistArgs &a, const GOp &o, int tile, const float (&c)[4], const EpiIn &ep,
-                         float *red, float *ys, const Counters &ct) {
+/* the epilogue of pair p = (slot g, row b) of a tile: y0, y1 the sums of slots g and g + 8 */
+__device__ void epilogue(const PersistArgs &a, const GOp &o, int tile, int p, float v, float v1, const int *pos,
+                         const half (*epi)[2][8], float *ys) {
+    const int g = p / a.B, b = p % a.B;
+    half y0 = f16(v), y1 = f16(v1);
+    const int r0 = slot_row(a, o, tile, g), r1 = slot_row(a, o, tile, g + 8);
+    if (o.kind == G_QKV) {
+        const int hh = a.hd / 2, head = r0 / a.hd, i = r0 % a.hd;
+        if (head < a.nh + a.nkv) rope_pair(y0, y1, epi[b][0][g], epi[b][1][g]);
+        half *d;
+        if (head < a.nh) d = a.q + (long long)b * a.qd + head * a.hd;
+        else {
+            const bool is_k = head < a.nh + a.nkv;
+            const int kvh = head - a.nh - (is_k ? 0 : a.nkv);
+            d = (is_k ? a.kc : a.vc) + o.layer * a.kv_layer + (((long long)b * a.nkv + kvh) * a.max_seq + pos[b]) * a.hd;
+        }
+        d[i] = y0, d[i + hh] = y1;
+    } else if (o.kind == G_GU) {
+        a.act[(long long)b * a.hidden + r0] = f16(f32(f16(silu_f(f32(y0)))) * f32(y1));
+    } else if (o.kind == G_O || o.kind == G_DOWN) {
+        if (r0 >= 0) a.h[(long long)b * a.dim + r0] = f16(f32(epi[b][0][g]) + f32(y0));
+        if (r1 >= 0) a.h[(long long)b * a.dim + r1] = f16(f32(epi[b][1][g]) + f32(y1));
+    } else {                        /* lm_head: the logits, and the pair's better for argmax */
+        float bv = -INFINITY;
+        int bi = 0x7fffffff;
+        if (r0 >= 0) a.logits[(long long)b * a.vocab + r0] = y0, better(bv, bi, f32(y0), r0);
+        if (r1 >= 0) a.logits[(long long)b * a.vocab + r1] = y1, better(bv, bi, f32(y1), r1);
+        ys[p] = bv, ((int *)ys)[8 * PERSIST_MAX_ROWS + p] = bi;
+    }
+}
+
+/* ---- one GEMV tile's end. Each warp puts its part of every output (slot s, row b) in red; one
+ * barrier; then output pair p = (slot g, row b) goes to 2 L lanes of one warp (L = 16, 8 or 4
+ * as B grows, so that one pass of the 512 threads covers all 16 B outputs): L lanes add the 16
+ * warps' parts of slot g, each `per` of them in order, then a tree of shuffles; the next L
+ * those of slot g + 8; the first lane runs the epilogue. red alternates between two buffers
+ * tile by tile, so the next tile's parts never overwrite this one's before they are read, and
+ * no second barrier is needed: a warp done with its epilogue goes on to the next tile's stages
+ * ---- */
+/* red: 16 slots x B rows x 16 warps' parts, padded to 17 (no two lanes of a write in one bank) */
+static __host__ __device__ int red_floats(int B) { return 16 * B * 17; }
+__device__ __forceinline__ int red_at(const PersistArgs &a, int s, int b, int w) { return (s * a.B + b) * 17 + w; }
+__device__ void tile_end(const PersistArgs &a, const GOp &o, int tile, const float (&c)[4], const int *pos,
+                         const half (*epi)[2][8], float *red, float *ys, const Counters &ct) {
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
 #pragma unroll
-    for (int e = 0; e < 4; e++) red[(warp * 32 + lane) * 4 + e] = c[e];
-    csync();
-    if (threadIdx.x < 8 * a.B) {
-        const int g = threadIdx.x / a.B, b = threadIdx.x % a.B, from = (g * 4 + b / 2) * 4 + (b & 1);
-        float y0f = 0.f, y1f = 0.f;
-        for (int w = 0; w < CW; w++) y0f += red[w * 128 + from], y1f += red[w * 128 + from + 2];
-        half y0 = f16(y0f), y1 = f16(y1f);
-        const int r0 = slot_row(a, o, tile, g), r1 = slot_row(a, o, tile, g + 8);
-        if (o.kind == G_QKV) {
-            const int hh = a.hd / 2, head = r0 / a.hd, i = r0 % a.hd, pos = ep.pos;
-            if (head < a.nh + a.nkv) rope_pair(y0, y1, ep.cs, ep.sn);
-            half *d;
-            if (head < a.nh) d = a.q + (long long)b * a.qd + head * a.hd;
-            else {
-                const bool is_k = head < a.nh + a.nkv;
-                const int kvh = head - a.nh - (is_k ? 0 : a.nkv);
-                d = (is_k ? a.kc : a.vc) + o.layer * a.kv_layer + (((long long)b * a.nkv + kvh) * a.max_seq + pos) * a.hd;
-            }
-            d[i] = y0, d[i + hh] = y1;
-        } else if (o.kind == G_GU) {
-            a.act[(long long)b * a.hidden + r0] = f16(f32(f16(silu_f(f32(y0)))) * f32(y1));
-        } else if (o.kind == G_O || o.kind == G_DOWN) {
-            if (r0 >= 0) a.h[(long long)b * a.dim + r0] = f16(f32(ep.res) + f32(y0));
-        } else {
-            if (r0 >= 0) a.logits[(long long)b * a.vocab + r0] = y0;
-            if (r1 >= 0) a.logits[(long long)b * a.vocab + r1] = y1;
-            ys[g * PERSIST_MAX_ROWS + b] = r0 >= 0 ? f32(y0) : -INFINITY;
-            ys[(g + 8) * PERSIST_MAX_ROWS + b] = r1 >= 0 ? f32(y1) : -INFINITY;
-        }
+    for (int e = 0; e < 4; e++) {       /* mma's layout: c[e] is slot g + 8 (e / 2), row 2 t + e % 2 */
+        const int s = (lane >> 2) + (e >> 1) * 8, b = 2 * (lane & 3) + (e & 1);
+        if (b < a.B) red[red_at(a, s, b, warp)] = c[e];
     }
-    if (o.kind == G_LM) {       /* the tile's first maximum of each row, for argmax */
+#if PERSIST_CODE
+    asm volatile("cp.async.wait_all;" ::: "memory");    /* epi_copy's, if this thread asked */
+#endif
+    csync();
+    /* output q = 2 p + h (h: slot g or g + 8), lanes q L .. q L + L - 1 */
+    const int L = a.B <= 2 ? 16 : a.B <= 4 ? 8 : 4, per = 16 / L;
+    if (threadIdx.x < 16 * a.B * L) {       /* whole warps: 16 B L is a multiple of 32 */
+        const int q = threadIdx.x / L, i = threadIdx.x % L, p = q >> 1, g = p / a.B, b = p % a.B;
+        float v = 0.f;
+        for (int k = 0; k < per; k++) v += red[red_at(a, g + (q & 1) * 8, b, i * per + k)];
+        for (int m = L / 2; m > 0; m >>= 1) v += __shfl_xor_sync(0xffffffffu, v, m);
+        const float v1 = __shfl_down_sync(0xffffffffu, v, L);
+        if (i == 0 && !(q & 1)) epilogue(a, o, tile, p, v, v1, pos, epi, ys);
+    }
+    if (o.kind == G_LM) {               /* each row's first maximum over the tile, for argmax */
         csync();
         if (threadIdx.x < a.B) {
             const int b = threadIdx.x;
-            float best = -INFINITY;
-            int idx = 0x7fffffff;
-            for (int s = 0; s < 16; s++)
-                if (ys[s * PERSIST_MAX_ROWS + b] > best) best = ys[s * PERSIST_MAX_ROWS + b], idx = tile * 16 + s;
-            a.best_v[(long long)b * o.tiles + tile] = best, a.best_i[(long long)b * o.tiles + tile] = idx;
+            float bv = -INFINITY;
+            int bi = 0x7fffffff;
+            for (int g = 0; g < 8; g++) better(bv, bi, ys[g * a.B + b], ((int *)ys)[8 * PERSIST_MAX_ROWS + g * a.B + b]);
+            a.best_v[(long long)b * o.tiles + tile] = bv, a.best_i[(long long)b * o.tiles + tile] = bi;
         }
     }
     /* qkv's heads are waited for tile by tile; the other ops count their tiles once a block is
      * done with the op (op_end): a release waits for the block's writes to reach L2, about a
      * microsecond while the DRAM queue is full of weights (tests/gpu/PERF_LOG.md, v24) */
     if (o.kind == G_QKV) signal(ct.qkv + o.layer * ct.qkv_n + slot_row(a, o, tile, 0) / a.hd, 1);
-    else csync();               /* red and ys are read: the next tile may write them */
 }
 /* a block done with its `mine` tiles of op j (not qkv) counts them; the step's last lm_head
  * tile picks the tokens */
-__device__ void op_end(const PersistArgs &a, const GOp &o, int j, uint32_t mine, float *red, float *ys,
+__device__ void op_end(const PersistArgs &a, const GOp &o, int first, uint32_t mine, float *red, float *ys,
                        const Counters &ct) {
     if (o.kind == G_QKV) return;
     if (o.kind == G_GU) {       /* each of its tiles into its KS columns' counter, after one fence */
         csync();
         if (threadIdx.x == 0) {
             __threadfence();
-            for (int t = (int)((blockIdx.x + gridDim.x - rot_of(a, j)) % gridDim.x); t < o.tiles; t += gridDim.x)
+            for (int t = first; t < o.tiles; t += gridDim.x)
                 atomicAdd(ct.gu + o.layer * ct.gu_n + t * 8 / KS, 1u);
         }
         return;
@@ -417,11 +463,18 @@ __device__ void attend(const PersistArgs &a, int layer, int b, int h, float *sm)
     for (int j = threadIdx.x; j < L; j += CT) {
         const int4 *k = (const int4 *)(a.kc + kv + (long long)j * hd);
         float s = 0.f;
-        for (int d8 = 0; d8 < hd / 8; d8++) {
-            const int4 v = __ldcg(k + d8);
-            const half *e = (const half *)&v;
+        for (int d0 = 0; d0 < hd / 8; d0 += 4) {   /* 4 loads of the key in flight, then their products */
+            int4 kk[4];
 #pragma unroll
-            for (int e8 = 0; e8 < 8; e8++) s = fmaf(qf[d8 * 8 + e8], f32(e[e8]), s);
+            for (int d8 = 0; d8 < 4; d8++)
+                if (d0 + d8 < hd / 8) kk[d8] = __ldcg(k + d0 + d8);
+#pragma unroll
+            for (int d8 = 0; d8 < 4; d8++)
+                if (d0 + d8 < hd / 8) {
+                    const half *e = (const half *)&kk[d8];
+#pragma unroll
+                    for (int e8 = 0; e8 < 8; e8++) s = fmaf(qf[(d0 + d8) * 8 + e8], f32(e[e8]), s);
+                }
         }
         sc[j] = s * scale, mx = fmaxf(mx, s * scale);
     }
@@ -470,8 +523,14 @@ __global__ void __launch_bounds__(CT + 32, 1) persistent_step(PersistArgs a) {
     half *ring = (half *)smem;
     uint64_t *full = (uint64_t *)(ring + a.ring_stages * STAGE), *empty = full + a.ring_stages;
     half *xs = (half *)(empty + a.ring_stages);
-    float *red = (float *)((unsigned char *)xs + a.x_bytes), *ys = red + CW * 32 * 4;
+    const int red1 = red_floats(a.B);    /* one of red's two buffers */
+    float *red = (float *)((unsigned char *)xs + a.x_bytes), *ys = red + 2 * red1;
+    OpRow *ops = (OpRow *)(ys + 16 * PERSIST_MAX_ROWS);                 /* 4 n_layers + 1 rows */
+    for (int j = threadIdx.x; j <= 4 * a.n_layers; j += blockDim.x) ops[j] = op_row(a, j);
     __shared__ float sums[PERSIST_MAX_ROWS][32];
+    __shared__ int pos[PERSIST_MAX_ROWS];                           /* each row's position this step */
+    __shared__ __align__(16) half epi_in[2][PERSIST_MAX_ROWS][2][8];  /* epi_copy's, two tiles' */
+    if (threadIdx.x < a.B) pos[threadIdx.x] = __ldcg(a.pos + threadIdx.x);
     if (threadIdx.x == 0) {
         for (int s = 0; s < a.ring_stages; s++) {
             asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(saddr(&full[s])) : "memory");
@@ -482,11 +541,11 @@ __global__ void __launch_bounds__(CT + 32, 1) persistent_step(PersistArgs a) {
     __syncthreads();
     /* the copy warp starts at once: the weights depend on nothing */
     if (threadIdx.x >= CT) {
-        copy_warp(a, ring, full, empty);
+        copy_warp(a, ops, ring, full, empty);
         return;
     }
     const Counters ct(a);
-    const uint32_t e = a.epoch, res_tiles = (a.dim + 7) / 8;
+    const uint32_t e = a.epoch, res_tiles = (a.dim + 15) / 16;
     uint64_t *tr = a.trace ? a.trace + (long long)blockIdx.x * a.trace_ops * PERSIST_TRACE_SLOTS : NULL;
     int op_i = 0;       /* the trace's op */
 
@@ -501,11 +560,12 @@ __global__ void __launch_bounds__(CT + 32, 1) persistent_step(PersistArgs a) {
     stamp(tr, op_i++, 2);
 
     Walk use;
-    use.start(a);
+    use.start(a, ops);
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, g = lane >> 2, t = lane & 3;
     int slot = 0, phase = 0;            /* the ring slot of the next stage, and its fill's parity */
+    unsigned tiles_ended = 0;           /* which of red's buffers the next tile's end uses */
     for (int j = 0; j <= 4 * a.n_layers; j++) {
-        const GOp o = gop(a, j);
+        const GOp o = gop(a, ops, j);
         const int l = o.layer;
         /* GEMV op j: this block's tiles, their stages from the ring */
         stamp(tr, op_i, 0);
@@ -518,8 +578,7 @@ __global__ void __launch_bounds__(CT + 32, 1) persistent_step(PersistArgs a) {
                 else wait_count(o.kind == G_GU ? ct.o + l : ct.down + (o.kind == G_LM ? a.n_layers - 1 : l - 1),
                                 e * res_tiles);
                 stamp(tr, op_i, 1);
-                const PersistLayer &L = a.layers[o.kind == G_LM ? 0 : l];
-                stage_normed(a, o.kind == G_QKV ? L.attn_norm : o.kind == G_GU ? L.ffn_norm : a.final_norm, xs, sums);
+                stage_normed(a, ops[j].norm, xs, sums);
             }
             if (!mine && (o.kind == G_O || o.kind == G_DOWN)) {
                 /* KS columns of x at a time: wait for the heads / gate-up tiles that wrote them,
@@ -533,7 +592,8 @@ __global__ void __launch_bounds__(CT + 32, 1) persistent_step(PersistArgs a) {
                 }
                 x_landed();
             }
-            const EpiIn ep = epi_read(a, o, use.tile);
+            half (*epi)[2][8] = epi_in[tiles_ended & 1];
+            epi_copy(a, o, use.tile, pos, epi);
             float c[4] = {0.f, 0.f, 0.f, 0.f};
             for (int ks = 0; ks < o.stages; ks++) {     /* the tile's stages, as the ring holds them */
                 const long long w0c = tr ? clock64() : 0;
@@ -556,10 +616,10 @@ __global__ void __launch_bounds__(CT + 32, 1) persistent_step(PersistArgs a) {
                 if (++slot == a.ring_stages) slot = 0, phase ^= 1;
             }
             const long long e0 = tr ? clock64() : 0;
-            tile_end(a, o, use.tile, c, ep, red, ys, ct), mine++;
+            tile_end(a, o, use.tile, c, pos, epi, red + (tiles_ended++ & 1) * red1, ys, ct), mine++;
             if (tr) end_cycles += clock64() - e0;
         }
-        if (mine) op_end(a, o, j, mine, red, ys, ct);
+        if (mine) op_end(a, o, ops[j].first, mine, red, ys, ct);
         if (tr && threadIdx.x == 0) tr[op_i * PERSIST_TRACE_SLOTS + 3] = ring_cycles, tr[op_i * PERSIST_TRACE_SLOTS + 4] = end_cycles;
         stamp(tr, op_i++, 2);
         if (o.kind != G_QKV) continue;
@@ -567,8 +627,8 @@ __global__ void __launch_bounds__(CT + 32, 1) persistent_step(PersistArgs a) {
         /* attention of layer l: unit u = (row b, q head h) waits for its q, k and v heads */
         stamp(tr, op_i, 0);
         bool waited = false;
-        const int units = a.B * a.nh, per_head = a.hd / 16, rot = rot_of(a, j + 1);
-        for (int u = (int)((blockIdx.x + gridDim.x - rot) % gridDim.x); u < units; u += gridDim.x) {
+        const int units = a.B * a.nh, per_head = a.hd / 16;
+        for (int u = ops[j + 1].first; u < units; u += gridDim.x) {     /* o's rotation */
             const int b = u / a.nh, h = u % a.nh, kvh = h / (a.nh / a.nkv);
             const uint32_t *q = ct.qkv + l * ct.qkv_n;
             wait_count(q + h, e * per_head);
@@ -591,7 +651,8 @@ int persist_layout(PersistArgs *a) {
     a->x_stride = (kmax + KS - 1) / KS * KS + 32;
     const int xb = a->B * a->x_stride * 2, ab = attn_floats(a->max_seq) * 4;
     a->x_bytes = ((xb > ab ? xb : ab) + 15) / 16 * 16;
-    const int fixed = a->x_bytes + CW * 32 * 4 * 4 + 16 * PERSIST_MAX_ROWS * 4;
+    const int fixed = a->x_bytes + 2 * red_floats(a->B) * 4 + 16 * PERSIST_MAX_ROWS * 4 +
+                      (4 * a->n_layers + 1) * (int)sizeof(OpRow);
     const int static_smem = 2048;       /* the norm's sums and the rest, with room */
     int stages = (gpu_smem_optin() - static_smem - fixed) / (STAGE * 2 + 16);
     if (stages > PERSIST_MAX_STAGES) stages = PERSIST_MAX_STAGES;

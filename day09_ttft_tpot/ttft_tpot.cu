@@ -75,9 +75,9 @@
  *                       16-bit floor of 0.457: the bytes halve, the 2-4 us each kernel costs
  *                       beyond its bytes does not
  *   persistent (8)      beyond the week: kernels_persistent=1 against graph's 113; tpot_ms_persistent
- *                       and ratio_persistent beside tpot_ms_graph, the same protocol (H200: 1.31 ms
- *                       against graph's 0.84: one kernel is not yet a faster step; PERF_LOG v24 says
- *                       where its time goes). Where it does not run (a T4's sm_75, KIT_GPU=t4,
+ *                       and ratio_persistent beside tpot_ms_graph, the same protocol (H200: 1.17 ms
+ *                       against graph's 0.84: one kernel is not yet a faster step; PERF_LOG v24 and
+ *                       v25 say where its time goes). Where it does not run (a T4's sm_75, KIT_GPU=t4,
  *                       code built for an older GPU) one line `persistent: not run: <why>` and no
  *                       TPOT rows
  * It proves acceptance question 3 (the ratio and where the gap comes from: the modes show
