@@ -154,21 +154,27 @@ __device__ __forceinline__ float warp_sum(float v) {
     for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
     return v;
 }
-/* NB sums over the block (blockDim.x a multiple of 32), every thread gets them, always
- * added in the same order: a tree in each warp, then a tree over the warps */
-template <int NB>
-__device__ __forceinline__ void block_sums(float (&v)[NB]) {
-    __shared__ float red[NB][32];
+/* NB sums over warps() warps (from warp 0), every thread of them gets them, always added in
+ * the same order: a tree in each warp, then a tree over the warps. red: NB x 32 floats of
+ * shared memory; sync(): the barrier that joins those warps */
+template <int NB, typename Warps, typename Sync>
+__device__ __forceinline__ void tree_sums(float (&v)[NB], float (*red)[32], Warps warps, Sync sync) {
     const int lane = threadIdx.x & 31;
 #pragma unroll
     for (int b = 0; b < NB; b++) {
         v[b] = warp_sum(v[b]);
         if (lane == 0) red[b][threadIdx.x >> 5] = v[b];
     }
-    __syncthreads();
+    sync();
 #pragma unroll
-    for (int b = 0; b < NB; b++) v[b] = warp_sum(lane < (int)(blockDim.x >> 5) ? red[b][lane] : 0.f);
-    __syncthreads();
+    for (int b = 0; b < NB; b++) v[b] = warp_sum(lane < warps() ? red[b][lane] : 0.f);
+    sync();
+}
+/* the same over the whole block (blockDim.x a multiple of 32) */
+template <int NB>
+__device__ __forceinline__ void block_sums(float (&v)[NB]) {
+    __shared__ float red[NB][32];
+    tree_sums(v, red, [] { return (int)(blockDim.x >> 5); }, [] { __syncthreads(); });
 }
 __device__ __forceinline__ float block_sum(float v) {
     float a[1] = {v};

@@ -104,19 +104,10 @@ __device__ __forceinline__ uint32_t signal(uint32_t *ctr, uint32_t n) {
     if (threadIdx.x == 0) asm volatile("atom.release.gpu.global.add.u32 %0, [%1], %2;" : "=r"(old) : "l"(ctr), "r"(n) : "memory");
     return old;
 }
-/* NB sums over the computing warps, in block_sums' order (a tree in each warp, then over warps) */
+/* NB sums over the computing warps, in block_sums' order */
 template <int NB>
 __device__ __forceinline__ void csums(float (&v)[NB], float (*red)[32]) {
-    const int lane = threadIdx.x & 31;
-#pragma unroll
-    for (int b = 0; b < NB; b++) {
-        v[b] = warp_sum(v[b]);
-        if (lane == 0) red[b][threadIdx.x >> 5] = v[b];
-    }
-    csync();
-#pragma unroll
-    for (int b = 0; b < NB; b++) v[b] = warp_sum(lane < CW ? red[b][lane] : 0.f);
-    csync();
+    tree_sums(v, red, [] { return (int)CW; }, [] { csync(); });
 }
 /* the in-kernel trace, per block and op i: %globaltimer at 0 before its wait, 1 after it (only
  * a block with units in the op), 2 after its last unit; SM cycles 3: its GEMV stages waited for
