@@ -45,16 +45,17 @@
  * PERSIST_MAX_ROWS rows of x (the block keeps each op's x in shared memory). Elsewhere the
  * mode is refused, never approximated. The four modes the lessons teach do not use it.
  *
- * What it measured (H200, tests/gpu/PERF_LOG.md v24, v25): 1.17 ms a token at batch 1
+ * What it measured (H200, tests/gpu/PERF_LOG.md v24-v26): 1.17 ms a token at batch 1
  * (1.31 before v25), against graph mode's 0.84. One kernel is not by itself a faster step.
- * Taking parts out one at a time says where the time goes: with no waits, no arithmetic and
- * no tile ends the weights alone still take 0.69-0.73 ms a step through this ring, so this
- * design cannot reach 0.70; the waits, the tile ends and the arithmetic each add 0.2-0.35 ms
- * on top, because each op waits for its slowest inputs and every dependent read (x, the
- * embedding row, a release) queues behind the ring's requests. ncu agrees: 38% of the warps'
- * stalls are at barriers (waiting for a counter, or for the other warps at a tile end), 21%
- * on loads from global memory. What v18 found holds: the boundaries were never the cost, the
- * chain of each op's slowest block is. */
+ * Taking parts out one at a time says where the time goes (v26). The weights are not the
+ * limit: with no waits, no arithmetic, no tile ends and no attention they stream through this
+ * ring in 0.60 ms a step, 0.48 without loading each op's x, near the 0.46 ms floor. Putting
+ * back the arithmetic, the tile ends and the attention brings it to 0.89 ms; the waits add the
+ * last 0.28 ms: each op waits for its slowest inputs, and every dependent read (x, the
+ * embedding row, a release) queues behind the ring's requests in the DRAM. ncu agrees: 38% of
+ * the warps' stalls are at barriers (waiting for a counter, or for the other warps at a tile
+ * end), 21% on loads from global memory. What v18 found holds: the boundaries were never the
+ * cost, the chain of each op's slowest block is. */
 #include <stdint.h>
 #include "kernels.cuh"
 #include "gpu.h"
@@ -651,14 +652,17 @@ int persist_layout(PersistArgs *a) {
     a->ring_stages = stages;
     return stages * (STAGE * 2 + 16) + fixed;
 }
+/* the shared memory differs with B (the ring gives way to x): the kernel may take all that a
+ * block can have beside its static arrays, set here, before a batch size's first launch */
 int persist_blocks_per_sm(int smem) {
-    CUDA_CHECK(cudaFuncSetAttribute(persistent_step, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+    cudaFuncAttributes fa;
+    CUDA_CHECK(cudaFuncGetAttributes(&fa, persistent_step));
+    CUDA_CHECK(cudaFuncSetAttribute(persistent_step, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    gpu_smem_optin() - (int)fa.sharedSizeBytes));
     return gpu_blocks_per_sm((const void *)persistent_step, CT + 32, smem);
 }
 void k_persistent_step(cudaStream_t s, const PersistArgs *a, int blocks, int smem) {
     op_begin(P_OTHER, -1, "persistent_step");
-    /* the shared memory differs with B (the ring gives way to x): ask for this launch's */
-    CUDA_CHECK(cudaFuncSetAttribute(persistent_step, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
     void *args[] = {(void *)a};
     CUDA_CHECK(cudaLaunchCooperativeKernel((const void *)persistent_step, dim3(blocks), dim3(CT + 32), args, smem, s));
     KERNEL_CHECK("persistent_step");
