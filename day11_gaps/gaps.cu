@@ -34,7 +34,9 @@
  * 100% in both (mistake #13). Files: a Chrome trace per configuration for Perfetto
  * (results/trace_<cfg>.json), the gaps (results/gaps_<cfg>.tsv, in us) and two PNG strips of
  * one step (results/timeline_eager.png, timeline_graph.png; eager and graph at batch 1 with
- * the emulated dispatcher).
+ * the emulated dispatcher). Beyond the week, where the GPU and the build run it (sm_90), a
+ * seventeenth configuration: persistent mode, the whole step as one kernel (day09's section
+ * 8), batch 1, bare C, for what it removes from the timeline.
  *
  * Build and run:   make day11      (or: make bin/day11_gaps && bin/day11_gaps [--model DIR]
  *                                   [--dispatch-us N] [--verbose])
@@ -68,6 +70,10 @@
  *   crossover_us         predicted (GPU time per step / launches - host time per launch):
  *                        H200 -2.3 to -3.9 us, overhead-bound with no dispatcher at all,
  *                        measured 0; T4 10-15 us
+ *   persistent_b1_d0     beyond the week, H200 (three runs): 1 kernel, 0 gaps a step, busy
+ *                        98.2-99.1% against graph's 95.1-96.0% (113 kernels, 1 gap), yet TPOT
+ *                        1.14-1.15 ms against graph's 0.86-0.87: a full GPU lane is not a fast
+ *                        step. T4 and the T4 switch: "persistent=not run (...)", the reason
  * It proves acceptance question 5 (gaps mean the GPU waits for the CPU; the two cures are
  * fewer launches - CUDA graphs, fusion - and more work per launch - batch) and self-tests
  * 4 (batch 32: same CPU cost, longer kernels, higher busy ratio, TPOT barely moves) and 6
@@ -91,7 +97,7 @@
 #include "trace.h"
 
 #define DAY "day11"
-enum { WARMUP = 3, STEPS = 5, PROMPT = 32, MAX_BATCH = 32, NSWEEP = 5, NMODES = 4, NCFG = 16, UTIL_MS = 1500 };
+enum { WARMUP = 3, STEPS = 5, PROMPT = 32, MAX_BATCH = 32, NSWEEP = 5, NMODES = 4, NCFG = 17, UTIL_MS = 1500 };
 static const Mode MODES[NMODES] = {MODE_EAGER, MODE_GRAPH_EAGER, MODE_FUSED, MODE_GRAPH};
 static const int BATCHES[] = {1, 32};
 static const double SWEEP[NSWEEP] = {0, 5, 10, 20, 40};
@@ -318,6 +324,13 @@ int main(int argc, char **argv) {
                 snprintf(r.name, sizeof r.name, "%s_b%d_d%.0f", mode_name(r.mode), r.batch, r.dispatch_us);
                 res[n++] = r;
             }
+    /* beyond the week (day09's section 8): the whole step as one kernel, batch 1, bare C, where
+     * this GPU and build run it */
+    const char *no_persistent = gpu_mode_refusal(x.m, MODE_PERSISTENT, 1);
+    if (!no_persistent) {
+        res[n] = (Result){"persistent_b1_d0", MODE_PERSISTENT, 1, 0};
+        n++;
+    }
     uint64_t mark[STEPS + 1];
     for (int i = 0; i < n; i++) res[i].tpot_ms = run_steps(&x, &res[i], mark, &res[i].host_ms);
     Result sw[NSWEEP];                /* the sweep: eager, batch 1 */
@@ -445,6 +458,18 @@ int main(int argc, char **argv) {
     printf("graph_eager -> graph (the kit's fused kernels, %.0f of them): TPOT %.3f -> %.3f ms, GPU time %.3f -> %.3f "
            "ms: what is left is the kernels' own time\n", g40->kernels_per_step, ge40->tpot_ms, g40->tpot_ms,
            ge40->gpu_ms, g40->gpu_ms);
+
+    printf("\n== beyond the week: one kernel per step (persistent, batch 1, bare C) ==\n");
+    if (no_persistent) printf("persistent=not run (%s)\n", no_persistent);
+    else {
+        const Result *p = find(res, n, MODE_PERSISTENT, 1, 0);
+        printf("persistent_b1_d0: kernels_per_step=%.0f gaps_per_step=%.1f busy_pct=%.1f gpu_ms=%.3f tpot_ms=%.3f "
+               "(graph_b1_d0: %.0f kernels, %.1f gaps, busy %.1f%%, TPOT %.3f ms)\n", p->kernels_per_step, p->gaps_per_step,
+               p->busy, p->gpu_ms, p->tpot_ms, gr0->kernels_per_step, gr0->gaps_per_step, gr0->busy, gr0->tpot_ms);
+        printf("reading: one kernel a step leaves %.1f gaps a step on the GPU lane against graph's %.1f; what the step "
+               "still waits for is inside the kernel, where a trace of kernels cannot see it (day09's section 8)\n",
+               p->gaps_per_step, gr0->gaps_per_step);
+    }
 
     printf("\n== batch 1 vs 32 (self-tests 4 and 6) ==\n");
     for (int di = 1; di >= 0; di--)

@@ -637,8 +637,8 @@ static void experiment_log(void) {
 /* ---- beyond the week: one kernel per step (day09's section 8) ----------------------------- */
 /* Persistent mode beside the loop's step 2 (graph): its TPOT and ratio by day09's protocol, bare
  * C and with the dispatcher, and what it removed, as measured: kernels per step (day09, as
- * launched) and the busy ratio, which day11 measures for the lesson's four modes only. Not run:
- * day09's reason (persistent_not_run), or which day to run. */
+ * launched) and the busy ratio (day11, batch 1, no dispatcher). Not run: day09's reason
+ * (persistent_not_run), or which day to run. */
 static void beyond_the_week(void) {
     fprintf(out, "**Beyond the week: one kernel per step.** Not one of the lesson's four modes: `persistent` runs the "
                  "whole decode step as one kernel resident on every SM, each block waiting only for the tiles it reads "
@@ -657,8 +657,9 @@ static void beyond_the_week(void) {
     fprintf(out, ", bare C launches; with the dispatcher %s against graph's %s (step 2). ", cell(M(dp), dp, "ms", "day09"),
             cell(M(dg), dg, "ms", "day09"));
     fprintf(out, "What it removed, measured: kernels per step, each a boundary the next kernel waits at, %s → %s; busy "
-                 "ratio: not measured for persistent (day11 traces the lesson's four modes; graph's, bare C: %s).\n\n",
+                 "ratio, bare C, batch 1: %s against graph's %s (day11).\n\n",
             cell(M("kernels_graph"), "kernels_graph", "", "day09"), cell(M("kernels_persistent"), "kernels_persistent", "", "day09"),
+            cell(M("busy_persistent_b1_d0"), "busy_persistent_b1_d0", "%", "day11"),
             cell(M("busy_graph_b1_d0"), "busy_graph_b1_d0", "%", "day11"));
 }
 

@@ -73,7 +73,7 @@ ok "full: step 3a, unfused int8, measured, slower, with its bytes" "grep -q '^| 
 ok "full: step 3b, fused int8, measured, faster, half the bytes, against the 16-bit floor" "grep -q '^| 3b | .* | 0.641 ms | .* | TPOT -27.7%; 1.04 GB a step, 0.501× fp16.s; 1.40× the 16-bit floor' $tmp/full/REPORT.md"
 ok "full: the unfused row comes before the fused one" "[ \$(grep -n '^| 3a |' $tmp/full/REPORT.md | cut -d: -f1) -lt \$(grep -n '^| 3b |' $tmp/full/REPORT.md | cut -d: -f1) ]"
 ok "full: the headline rows say they are the emulated HF eager regime" "[ \$(table $tmp/full | grep -c 'emulated HF eager') -ge 9 ]"
-ok "full: beyond the week: persistent's TPOT and ratio beside graph's, and what it removed" "grep -q 'Beyond the week: one kernel per step.*TPOT 0.62 ms, 1.36× the floor, against graph.s 0.847 ms (-26.8%), bare C launches; with the dispatcher 0.662 ms against graph.s 0.887 ms.*kernels per step, each a boundary the next kernel waits at, 113 → 1; busy ratio: not measured for persistent' $tmp/full/REPORT.md"
+ok "full: beyond the week: persistent's TPOT and ratio beside graph's, and what it removed" "grep -q 'Beyond the week: one kernel per step.*TPOT 0.62 ms, 1.36× the floor, against graph.s 0.847 ms (-26.8%), bare C launches; with the dispatcher 0.662 ms against graph.s 0.887 ms.*kernels per step, each a boundary the next kernel waits at, 113 → 1; busy ratio, bare C, batch 1: 98.7% against graph.s 94.1% (day11)' $tmp/full/REPORT.md"
 ok "full: the loop starts from the emulated HF eager step, one change a line" "grep -q '^| 1 | .* | CUDA graph of the same kernels' $tmp/full/REPORT.md && grep -q '^| 2 | .* | the kit.s fused kernels' $tmp/full/REPORT.md"
 
 # 2. day10 and day11's busy rows missing, a timeline present
