@@ -42,15 +42,16 @@ ok $? "the fused step's GEMVs hold 30-100% of its path ($(row day10 gemm_path_ms
 # day11: a row set per configuration, the sweep, the crossover
 cfgs=""
 for m in eager graph_eager fused graph; do for b in 1 32; do for d in 0 40; do cfgs="$cfgs ${m}_b${b}_d${d}"; done; done; done
-for c in $cfgs; do
-  n=0
+config_rows() {   # config_rows CFG: day11's nine rows of a configuration, its busy ratio in (0, 100]
+  local c=$1 n=0 b
   for k in busy gpu_ms_per_step gap_median_us gap_p90_us gaps_per_step host_bound launch_api_us tpot_ms busy_traced; do
     has_row day11 ${k}_$c && n=$((n + 1))
   done
   [ $n = 9 ]; ok $? "day11 rows of $c ($n of 9)"
   b=$(row day11 busy_$c)
   awk -v b="$b" 'BEGIN { exit !(b > 0 && b <= 100) }'; ok $? "day11 busy_$c = $b% lies in (0, 100]"
-done
+}
+for c in $cfgs; do config_rows $c; done
 for k in tracer_us_per_launch tracer_pct_full_eager_b1_d0 tracer_pct_kernels_eager_b1_d0; do
   has_row day11 $k; ok $? "day11 row $k"
 done
@@ -87,22 +88,18 @@ ge=$(row day11 busy_eager_b1_d0) gg=$(row day11 busy_graph_b1_d0)
 awk -v e="$ge" -v g="$gg" 'BEGIN { exit !(e != "" && g != "" && g + 0 > e + 0) }'
 ok $? "busy graph b1 ($gg%) > busy eager b1 ($ge%)"
 
-# beyond the week: persistent mode where this GPU and build run it (one kernel, no gap inside
-# a step, its nine rows), else the one line saying why not
-if grep -q '^persistent=not run (' "$tmp/day11.log"; then
-  ok 0 "day11 persistent: not run, and says why ($(grep -m1 '^persistent=not run' "$tmp/day11.log" | cut -c1-60)...)"
-  ! has_row day11 busy_persistent_b1_d0; ok $? "day11 persistent not run: no persistent rows"
-else
-  n=0
-  for k in busy gpu_ms_per_step gap_median_us gap_p90_us gaps_per_step host_bound launch_api_us tpot_ms busy_traced; do
-    has_row day11 ${k}_persistent_b1_d0 && n=$((n + 1))
-  done
-  [ $n = 9 ]; ok $? "day11 rows of persistent_b1_d0 ($n of 9)"
-  b=$(row day11 busy_persistent_b1_d0) g=$(row day11 gaps_per_step_persistent_b1_d0) l=$(row day11 launches_per_step_persistent_b1_d0)
-  awk -v b="$b" -v g="$g" -v l="$l" 'BEGIN { exit !(b > 0 && b <= 100 && g == 0 && l == 1) }'
-  ok $? "day11 persistent: busy $b% in (0, 100], $g gaps inside a step, $l launch a step"
+# beyond the week: persistent mode where this GPU and build run it (its nine rows, one kernel,
+# no gap inside a step), else no rows and the one line saying why not
+if has_row day11 tpot_ms_persistent_b1_d0; then
+  config_rows persistent_b1_d0
+  g=$(row day11 gaps_per_step_persistent_b1_d0) l=$(row day11 launches_per_step_persistent_b1_d0)
+  awk -v g="$g" -v l="$l" 'BEGIN { exit !(g == 0 && l == 1) }'
+  ok $? "day11 persistent: $g gaps inside a step, $l launch a step"
   grep -q '^persistent_b1_d0: kernels_per_step=1 gaps_per_step=0.0 busy_pct=' "$tmp/day11.log"
   ok $? "day11 prints persistent's line: one kernel, no gap"
+else
+  grep -q '^persistent=not run (' "$tmp/day11.log"; ok $? "day11 persistent: no TPOT row, and a line says why not"
+  ! has_row day11 busy_persistent_b1_d0; ok $? "day11 persistent not run: no persistent rows"
 fi
 
 # Without a trace: under another CUPTI client (Nsight Compute, told to profile no kernel)
