@@ -41,8 +41,8 @@
  * Build and run:   make day11      (or: make bin/day11_gaps && bin/day11_gaps [--model DIR]
  *                                   [--dispatch-us N] [--verbose])
  *
- * What to expect (a summary block: the rows of four configurations and a table of all sixteen;
- * --verbose prints every configuration's rows and a line per file; rows in results/rows.tsv).
+ * What to expect (a summary block: the rows of four configurations and a table of all sixteen,
+ * and persistent's line where it runs; --verbose prints every configuration's rows and a line per file; rows in results/rows.tsv).
  * H200: six runs of this kit; T4: the lesson's figures, or the same arithmetic where the
  * lesson has none, not measured here.
  *   busy_eager_b1_d40    the lesson's regime, emulated HF eager: H200 6.6-7.4%: 1.52 ms of
