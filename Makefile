@@ -52,23 +52,25 @@ LDLIBS   := -cudart static -lcublas_static -lcublasLt_static -lcupti_static -lcu
 endif
 
 # ---- the shared layer: host C in one library, CUDA in another -------------------------
-HOST_SRC := $(wildcard common/*.c)
-CUDA_SRC := $(wildcard common/*.cu)
+HOST_SRC := $(wildcard common/*.c common/*/*.c)
+CUDA_SRC := $(wildcard common/*.cu common/*/*.cu)
 HOST_OBJ := $(HOST_SRC:common/%.c=$(BUILD)/host/%.o)
 CUDA_OBJ := $(CUDA_SRC:common/%.cu=$(BUILD)/cuda/%.o)
 HOST_LIB := $(BUILD)/libkit_host.a
 CUDA_LIB := $(BUILD)/libkit_cuda.a
-HEADERS  := $(wildcard common/*.h common/*.cuh)
+HEADERS  := $(wildcard common/*.h common/*/*.h common/*/*.cuh)
 
-$(BUILD)/host/%.o: common/%.c $(HEADERS) | $(BUILD)/host deps-check
+$(BUILD)/host/%.o: common/%.c $(HEADERS) | deps-check
+	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -c $< -o $@
-$(BUILD)/cuda/%.o: common/%.cu $(HEADERS) | $(BUILD)/cuda deps-check
+$(BUILD)/cuda/%.o: common/%.cu $(HEADERS) | deps-check
+	@mkdir -p $(@D)
 	$(NVCC) $(NVFLAGS) -c $< -o $@
 $(HOST_LIB): $(HOST_OBJ)
 	ar rcs $@ $^
 $(CUDA_LIB): $(CUDA_OBJ)
 	ar rcs $@ $^
-$(BUILD)/host $(BUILD)/cuda $(BUILD)/tests/cpu $(BUILD)/tests/gpu $(BUILD)/asan $(BIN) results:
+$(BUILD)/tests/cpu $(BUILD)/tests/gpu $(BUILD)/asan $(BIN) results:
 	@mkdir -p $@
 
 # ---- programs: tools/ (bin/tinyllama, bin/tokenize) and one per day folder --------------
@@ -119,7 +121,8 @@ FUZZ_BINS  := $(FUZZ_TARGETS:%=$(BUILD)/fuzz/bin/%)
 FUZZ_SEEDS := $(BUILD)/fuzz/seeds
 FUZZ_CCOBJ  = $(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
 
-$(BUILD)/fuzz/obj/%.o: common/%.c $(HEADERS) | $(BUILD)/fuzz/obj deps-check
+$(BUILD)/fuzz/obj/%.o: common/%.c $(HEADERS) | deps-check
+	@mkdir -p $(@D)
 	$(FUZZ_CCOBJ)
 $(BUILD)/fuzz/obj/day12_report.o: day12_report/report.c day12_report/report.h $(HEADERS) | $(BUILD)/fuzz/obj
 	$(FUZZ_CCOBJ)

@@ -52,15 +52,15 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "bench.h"
-#include "gemm.h"
-#include "gpu.h"
-#include "gpu_model.h"
-#include "prompt.h"
-#include "rows.h"
-#include "stats.h"
-#include "theory.h"
-#include "tokenizer.h"
+#include "measure/timer.h"
+#include "gpu/gemm.h"
+#include "gpu/gpu.h"
+#include "gpu/gpu_model.h"
+#include "model/prompt.h"
+#include "report/rows.h"
+#include "measure/stats.h"
+#include "model/theory.h"
+#include "model/tokenizer.h"
 
 extern char **environ;
 

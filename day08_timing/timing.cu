@@ -46,14 +46,14 @@
 #include <stdio.h>
 #include <string.h>
 #include "args.h"
-#include "bench.h"
-#include "gemm.h"
-#include "gpu.h"
-#include "gpu_model.h"
-#include "prompt.h"
-#include "rows.h"
-#include "stats.h"
-#include "theory.h"
+#include "measure/timer.h"
+#include "gpu/gemm.h"
+#include "gpu/gpu.h"
+#include "gpu/gpu_model.h"
+#include "model/prompt.h"
+#include "report/rows.h"
+#include "measure/stats.h"
+#include "model/theory.h"
 
 enum { PROMPT = 200, SAMPLES = 10, N_MATMUL = 8192 };
 static const double QUEUED_MS = 50;   /* GPU work queued before each implicit-sync probe */

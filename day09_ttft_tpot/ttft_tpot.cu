@@ -88,14 +88,14 @@
 #include <stdio.h>
 #include <string.h>
 #include "args.h"
-#include "bench.h"
-#include "gpu.h"
-#include "gpu_model.h"
-#include "launch.h"
-#include "prompt.h"
-#include "rows.h"
-#include "stats.h"
-#include "theory.h"
+#include "measure/timer.h"
+#include "gpu/gpu.h"
+#include "gpu/gpu_model.h"
+#include "gpu/launch.h"
+#include "model/prompt.h"
+#include "report/rows.h"
+#include "measure/stats.h"
+#include "model/theory.h"
 
 enum { PROMPT = 200, LONG_PROMPT = 1024, NEW = 65, REPS = 5, MAX_PROMPT = 2048 };
 static const int SWEEP[] = {16, 64, 200, 512, 1024, 2000};   /* a prompt must leave the KV cache a slot */

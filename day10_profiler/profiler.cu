@@ -59,15 +59,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include "args.h"
-#include "bench.h"
-#include "gpu.h"
-#include "gpu_model.h"
-#include "launch.h"
-#include "profile_table.h"
-#include "prompt.h"
-#include "rows.h"
-#include "theory.h"
-#include "trace.h"
+#include "measure/timer.h"
+#include "gpu/gpu.h"
+#include "gpu/gpu_model.h"
+#include "gpu/launch.h"
+#include "measure/profile_table.h"
+#include "model/prompt.h"
+#include "report/rows.h"
+#include "model/theory.h"
+#include "measure/trace.h"
 
 #define DAY "day10"
 enum { STEPS = 3, WARMUP = 3, PROMPT = 32, TOP = 5, TABLE_ROWS = 15, TPOT_ITERS = 10 };

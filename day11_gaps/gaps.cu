@@ -85,16 +85,16 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "args.h"
-#include "chart.h"
-#include "gpu.h"
-#include "gpu_model.h"
-#include "launch.h"
-#include "nvml_util.h"
-#include "prompt.h"
-#include "rows.h"
-#include "stats.h"
-#include "theory.h"
-#include "trace.h"
+#include "report/chart.h"
+#include "gpu/gpu.h"
+#include "gpu/gpu_model.h"
+#include "gpu/launch.h"
+#include "measure/nvml_util.h"
+#include "model/prompt.h"
+#include "report/rows.h"
+#include "measure/stats.h"
+#include "model/theory.h"
+#include "measure/trace.h"
 
 #define DAY "day11"
 enum { WARMUP = 3, STEPS = 5, PROMPT = 32, MAX_BATCH = 32, NSWEEP = 5, NMODES = 4, NCFG = 17, UTIL_MS = 1500 };

@@ -33,10 +33,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "chart.h"
+#include "report/chart.h"
 #include "parts.h"
 #include "report.h"
-#include "rows.h"
+#include "report/rows.h"
 #include "util.h"
 
 static Row *rows;

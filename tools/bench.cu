@@ -30,13 +30,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "gpu.h"
-#include "gpu_model.h"
-#include "prompt.h"
-#include "rows.h"
-#include "stats.h"
-#include "theory.h"
-#include "trace.h"
+#include "gpu/gpu.h"
+#include "gpu/gpu_model.h"
+#include "model/prompt.h"
+#include "report/rows.h"
+#include "measure/stats.h"
+#include "model/theory.h"
+#include "measure/trace.h"
 
 /* under CUPTI: 16 decode steps (prefill = 0) or 4 prefills of the prompt (prefill = 1):
  * the busy ratio and the kernels by GPU time */

@@ -21,8 +21,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "claims.h"
-#include "rows.h"
+#include "report/claims.h"
+#include "report/rows.h"
 #include "util.h"
 
 #define TOLERANCE 0.10      /* --mine: within 10% of the measured value */

@@ -10,8 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "rows.h"
-#include "stats.h"
+#include "report/rows.h"
+#include "measure/stats.h"
 #include "util.h"
 
 enum { MAX_RUNS = 16 };

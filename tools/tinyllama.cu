@@ -17,13 +17,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "config.h"
-#include "gpu_model.h"
-#include "launch.h"
-#include "model.h"
-#include "safetensors.h"
-#include "stats.h"
-#include "tokenizer.h"
+#include "model/config.h"
+#include "gpu/gpu_model.h"
+#include "gpu/launch.h"
+#include "model/model.h"
+#include "model/safetensors.h"
+#include "measure/stats.h"
+#include "model/tokenizer.h"
 #include "util.h"
 
 static const char *USAGE =

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "tokenizer.h"
+#include "model/tokenizer.h"
 #include "util.h"
 
 #define DEFAULT_TOKENIZER "models/TinyLlama-1.1B-Chat-v1.0/tokenizer.json"

@@ -27,9 +27,9 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include "rows.h"
-#include "trace_json.h"
-#include "trace_stats.h"
+#include "report/rows.h"
+#include "measure/trace_json.h"
+#include "measure/trace_steps.h"
 #include "util.h"
 
 static void usage(FILE *f) {

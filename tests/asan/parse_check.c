@@ -3,8 +3,8 @@
  * 2-token fp32 forward. Bad input must end in one "error:" sentence, never a sanitizer report. */
 #include <stdio.h>
 #include <stdlib.h>
-#include "model.h"
-#include "tokenizer.h"
+#include "model/model.h"
+#include "model/tokenizer.h"
 #include "util.h"
 
 int main(int argc, char **argv) {

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <cjson/cJSON.h>
 #include "check.h"
-#include "tokenizer.h"
+#include "model/tokenizer.h"
 #include "util.h"
 
 int main(int argc, char **argv) {

@@ -7,8 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "trace_json.h"
-#include "trace_stats.h"
+#include "measure/trace_json.h"
+#include "measure/trace_steps.h"
 #include "util.h"
 
 static long ok, failed;

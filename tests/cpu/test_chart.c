@@ -5,7 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <stb/stb_image.h>
-#include "chart.h"
+#include "report/chart.h"
 #include "check.h"
 #include "util.h"
 

@@ -4,8 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 #include "check.h"
-#include "config.h"
-#include "model.h"
+#include "model/config.h"
+#include "model/model.h"
 
 int main(void) {
     need_fixtures("test_config");

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "check.h"
-#include "model.h"
+#include "model/model.h"
 #include "util.h"
 
 static const char *fixture(const char *file) {

@@ -2,8 +2,8 @@
  * the rows, GEMM calls (a split-K GEMM is one call), weight bytes and GB/s, the layout. */
 #include <string.h>
 #include "check.h"
-#include "profile_table.h"
-#include "trace.h"
+#include "measure/profile_table.h"
+#include "measure/trace.h"
 
 static void short_is(const char *name, size_t cap, const char *want) {
     char got[256];

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "check.h"
-#include "model.h"
+#include "model/model.h"
 #include "util.h"
 
 /* quantize_row_int8 on w[0..n): the scale it returns and the q it writes */

@@ -10,7 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "check.h"
-#include "rows.h"
+#include "report/rows.h"
 
 static char *slurp(const char *path) {
     static char buf[8192];

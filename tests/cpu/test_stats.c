@@ -2,7 +2,7 @@
  * percentile: rank p/100 * (n-1), interpolated). */
 #include <math.h>
 #include "check.h"
-#include "stats.h"
+#include "measure/stats.h"
 
 static int near(double a, double b) { return fabs(a - b) <= 1e-9 * (1 + fabs(b)); }
 

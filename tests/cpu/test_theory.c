@@ -3,7 +3,7 @@
 #include <math.h>
 #include <string.h>
 #include "check.h"
-#include "theory.h"
+#include "model/theory.h"
 
 static int near(double x, double want, double tol) { return fabs(x - want) <= tol; }
 

@@ -7,7 +7,7 @@
 #include <math.h>
 #include <string.h>
 #include "check.h"
-#include "trace.h"
+#include "measure/trace.h"
 
 static int near(double a, double b) { return fabs(a - b) <= 1e-9 * (1 + fabs(b)); }
 

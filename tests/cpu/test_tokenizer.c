@@ -10,8 +10,8 @@
 #include <unistd.h>
 #include <cjson/cJSON.h>
 #include "check.h"
-#include "stats.h"
-#include "tokenizer.h"
+#include "measure/stats.h"
+#include "model/tokenizer.h"
 #include "util.h"
 
 #define MAX_IDS 8192

@@ -6,7 +6,7 @@
 #include <unistd.h>
 #include <cjson/cJSON.h>
 #include "check.h"
-#include "trace.h"
+#include "measure/trace.h"
 #include "util.h"
 
 static const char *WEIRD = "void k<\"quoted\", \\back\\slash>(int)";

@@ -11,8 +11,8 @@
 #include <unistd.h>
 #include <zlib.h>
 #include "check.h"
-#include "trace_json.h"
-#include "trace_stats.h"
+#include "measure/trace_json.h"
+#include "measure/trace_steps.h"
 #include "util.h"
 
 static int near(double a, double b) { return fabs(a - b) <= 1e-9 * (1 + fabs(b)); }

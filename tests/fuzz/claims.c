@@ -3,7 +3,7 @@
  * only finite numbers; one that does not hold, or is not run, says why only when a side was not
  * finite or a row was missing. */
 #include <string.h>
-#include "claims.h"
+#include "report/claims.h"
 #include "fuzz.h"
 
 static void check(void *unused) {

@@ -1,9 +1,9 @@
 /* fuzz target: config.json (common/config.c). What config_load accepts, the kit can run: every
  * field inside its bound, and the parameter count and tensor list computed without overflow. */
 #include <math.h>
-#include "config.h"
+#include "model/config.h"
 #include "fuzz.h"
-#include "model.h"
+#include "model/model.h"
 
 static void load(void *path) {
     Config c;

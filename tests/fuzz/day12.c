@@ -7,7 +7,7 @@
 #include <string.h>
 #include "report.h"
 #include "fuzz.h"
-#include "rows.h"
+#include "report/rows.h"
 #include "util.h"
 
 /* The PNG encoder (libstb) took 85% of the time and is not the kit's code: this target links

@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include "config.h"
+#include "model/config.h"
 
 /* Runs fn(ctx); 1 when it died (exit was called), 0 when it returned. Not nested. */
 int fuzz_try(void (*fn)(void *ctx), void *ctx);

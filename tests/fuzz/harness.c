@@ -7,8 +7,8 @@
 #include <sys/types.h>
 #include <unistd.h>
 #include "fuzz.h"
-#include "model.h"
-#include "safetensors.h"
+#include "model/model.h"
+#include "model/safetensors.h"
 #include "util.h"
 
 /* the real functions, under the names -Wl,--wrap gives them */

@@ -1,7 +1,7 @@
 /* fuzz target: reading results/rows.tsv (common/rows.c). Invariant: every row it accepts has
  * a day and a key. */
 #include "fuzz.h"
-#include "rows.h"
+#include "report/rows.h"
 
 static void read_rows(void *path) {
     Row *rows;

@@ -17,8 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include "model.h"
-#include "safetensors.h"
+#include "model/model.h"
+#include "model/safetensors.h"
 #include "util.h"
 
 static const char *out;

@@ -6,7 +6,7 @@
  * names the first id that is not a token or gives valid UTF-8. */
 #include <string.h>
 #include "fuzz.h"
-#include "tokenizer.h"
+#include "model/tokenizer.h"
 #include "util.h"
 
 static Tokenizer *tok;

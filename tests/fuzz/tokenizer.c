@@ -2,7 +2,7 @@
  * what it accepts and decoding the ids: every id encode gives must decode. */
 #include <string.h>
 #include "fuzz.h"
-#include "tokenizer.h"
+#include "model/tokenizer.h"
 #include "util.h"
 
 static const char *const TEXTS[] = {

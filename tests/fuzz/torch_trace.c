@@ -6,8 +6,8 @@
 #include <math.h>
 #include <string.h>
 #include "fuzz.h"
-#include "trace_json.h"
-#include "trace_stats.h"
+#include "measure/trace_json.h"
+#include "measure/trace_steps.h"
 
 static int unit(double v) { return isnan(v) || (v >= 0 && v <= 1 + 1e-9); }
 

@@ -3,9 +3,9 @@
 #ifndef KIT_KERNEL_DATA_CUH
 #define KIT_KERNEL_DATA_CUH
 #include <vector>
-#include "gpu.h"
-#include "model.h"
-#include "stats.h"
+#include "gpu/gpu.h"
+#include "model/model.h"
+#include "measure/stats.h"
 
 /* n values uniform in bias + [-scale, scale), from seed */
 static std::vector<half> random_half(size_t n, uint64_t seed, float scale, float bias = 0.f) {

@@ -10,11 +10,11 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "check.h"
-#include "config.h"
-#include "gpu_model.h"
-#include "model.h"
-#include "safetensors.h"
-#include "theory.h"
+#include "model/config.h"
+#include "gpu/gpu_model.h"
+#include "model/model.h"
+#include "model/safetensors.h"
+#include "model/theory.h"
 #include "util.h"
 
 enum { NEW = 10 };

@@ -24,7 +24,7 @@
 #include <vector>
 #include "check.h"
 #include "kernel_data.cuh"
-#include "kernels.cuh"
+#include "kernels/kernels.cuh"
 
 /* T queries at (rows[t], pos[t]); prompt = they are all of rows[0]; a decode's queries have
  * 1..keys keys (keys = 0: 400) */

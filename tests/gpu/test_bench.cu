@@ -3,9 +3,9 @@
  * for the kernel reads a few us); events read no more than the wall clock; and without the
  * synchronize before the first sample that sample absorbs work queued before the call (the
  * lesson's self-test 1). */
-#include "bench.h"
+#include "measure/timer.h"
 #include "check.h"
-#include "gpu.h"
+#include "gpu/gpu.h"
 
 __global__ void spin(long long cycles) {
     long long t0 = clock64();

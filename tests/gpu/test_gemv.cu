@@ -21,10 +21,10 @@
 #include <vector>
 #include "check.h"
 #include "kernel_data.cuh"
-#include "kernels.cuh"
-#include "launch.h"
-#include "model.h"
-#include "stats.h"
+#include "kernels/kernels.cuh"
+#include "gpu/launch.h"
+#include "model/model.h"
+#include "measure/stats.h"
 
 static float h2f(half h) { return __half2float(h); }
 static half f2h(float f) { return __float2half(f); }

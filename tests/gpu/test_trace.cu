@@ -5,9 +5,9 @@
 #include <unistd.h>
 #include <nvtx3/nvToolsExt.h>
 #include "check.h"
-#include "gpu.h"
-#include "launch.h"
-#include "trace.h"
+#include "gpu/gpu.h"
+#include "gpu/launch.h"
+#include "measure/trace.h"
 
 __global__ void tiny(float *x) { if (threadIdx.x == 0) x[blockIdx.x] += 1.0f; }
 __global__ void spin(long long cycles) {

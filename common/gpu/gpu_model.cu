@@ -1,0 +1,674 @@
+/* gpu_model: TinyLlama on the GPU in fp16 - the KV cache, prefill, the decode step in its
+ * four modes, CUDA graphs, generate. The kernels are in kernels*.cu, the weights in
+ * gpu_weights.cu.
+ *
+ * Three ways through one decode step (B rows, row r's next token at position pos[r]):
+ *   eager        446 launches for TinyLlama: each PyTorch op of Hugging Face's Llama its own
+ *                kernel (step_eager says which), the 155 linear layers through cuBLAS.
+ *   fused, B<=8  113 launches: embed, then per layer gemv_qkv_rope_append, attention,
+ *                gemv_residual (o), gemv_gate_up_silu, gemv_residual (down), then
+ *                gemv_lm_head and argmax (the GEMV reads each weight once for all rows,
+ *                RMSNorm in its prologue). Programmatic dependent launch on sm_90 (set
+ *                KIT_NO_PDL=1 to see it without).
+ *   fused, B<=32 the same plus a rmsnorm kernel before each normed GEMV: 158 launches.
+ *                A row's tokens do not depend on the batch size (see attention() and
+ *                gpu_prefill_rows(): prompts run row after row).
+ *   fused, B>32  the token path prefill uses (cuBLAS on [q;k;v] and [gate;up], rmsnorm,
+ *                rope_kv_append, attention, silu_mul): 202 launches.
+ * graph / graph_eager capture the fused / eager step once per batch size and replay it.
+ * int8 weights (Quant, gpu_model.h) keep these launches: fused and graph run the GEMVs on the
+ * int8 weights (gemv_*_int8). int8_unfused, and the eager modes and the prefill under either,
+ * launch a dequantize_int8 before each linear layer (+89 a fused step, +155 an eager one). */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "gpu/gpu.h"
+#include "gpu/gpu_model.h"
+#include "gpu/gpu_weights.cuh"
+#include "kernels/kernels.cuh"
+#include "gpu/launch.h"
+#include "model/model.h"
+#include "model/theory.h"
+
+enum { PREFILL_CHUNK = 512 };      /* prompt tokens per forward pass: bounds the scratch */
+static void *dalloc(size_t bytes);
+
+struct GpuModel {
+    Config c;
+    Quant quant;
+    int max_batch, max_seq, tok_cap, sms, pdl;
+    cudaStream_t st;
+    cublasHandle_t cb;
+    void *cublas_ws;
+    GpuWeights w;
+    half *wscratch;                /* int8: one linear layer's weights back in fp16 (the widest) */
+    half *kc, *vc;                 /* [layer][row][kv_head][max_seq][head_dim] */
+    long long kv_layer;            /* halfs per layer in each */
+    half *cos_t, *sin_t;           /* [max_seq][head_dim / 2] */
+    int *d_tok, *d_pos, *h_tok;    /* per row: last token, its position; pinned copy of d_tok */
+    int *h_pos, batch;
+    /* scratch for tok_cap tokens */
+    half *hidden, *xn, *qkv, *attn, *gu, *act, *tmp, *logits, *xlast;
+    float *sq, *rs, *part, *gemv_part;   /* part, counter: the attention's slices; gemv_*: the split GEMV's */
+    int *counter, *gemv_counter;
+    int *d_ids, *d_row, *d_tpos;   /* prefill, per token: id, row, position */
+    int *d_rowid;                  /* 0, 1, ..., max_batch - 1 */
+    cudaGraphExec_t graph[2][65];  /* [graph, graph_eager][batch] */
+    struct {                       /* the persistent step (allocated at its first use) */
+        PersistLayer *layers;
+        uint32_t *counters;
+        float *best_v;
+        int *best_i;
+        uint64_t *trace;           /* allocated at the first gpu_persistent_trace */
+        uint32_t epoch, rows_sum;
+        int smem[PERSIST_MAX_ROWS + 1], blocks;
+        char why[PERSIST_MAX_ROWS + 1][256];   /* "" until asked; then "ok" or the refusal */
+    } ps;
+    StepCounts counts[MODE_COUNT][65];
+};
+
+const char *mode_name(Mode m) {
+    static const char *n[] = {"eager", "fused", "graph", "graph_eager", "persistent"};
+    return m >= 0 && m < MODE_COUNT ? n[m] : "?";
+}
+int mode_from_name(const char *s) {
+    for (int i = 0; i < MODE_COUNT; i++)
+        if (!strcmp(s, mode_name((Mode)i))) return i;
+    return -1;
+}
+const char *quant_name(Quant q) {
+    static const char *n[] = {"fp16", "int8", "int8_unfused"};
+    return q >= 0 && q < QUANT_COUNT ? n[q] : "?";
+}
+int quant_from_name(const char *s) {
+    for (int i = 0; i < QUANT_COUNT; i++)
+        if (!strcmp(s, quant_name((Quant)i))) return i;
+    return -1;
+}
+
+/* A linear layer's weights W (N x K) as fp16, for cuBLAS or the fp16 GEMV: as stored, or, int8,
+ * written back to fp16 into m->wscratch by the dequantize kernel first (the unfused path). The
+ * scratch is one buffer: each layer's kernel has read it before the next dequantize writes it
+ * (stream order, and the dequantize kernel's PDL wait). */
+static const half *fp16_weights(GpuModel *m, int pdl, int layer, const LinearWeight *W, int N, int K) {
+    if (W->h) return W->h;
+    k_dequantize_int8(m->st, pdl, layer, W->q, W->scale, m->wscratch, N, K);
+    return m->wscratch;
+}
+
+/* y[T][N] (+)= x[T][K] W^T, W [N][K]: nn.Linear through cublasGemmEx, fp16 in, fp32 compute
+ * (int8 weights dequantized first: cuBLAS has no int8-weight, fp16-activation GEMM) */
+static void linear(GpuModel *m, Part p, int layer, const char *op, const half *x, int T, int K,
+                   const LinearWeight *LW, int N, half *y, float beta) {
+    const float alpha = 1.f;
+    const half *W = fp16_weights(m, 0, layer, LW, N, K);
+    g_launch.weight_bytes += 2LL * N * K;
+    op_begin(p, layer, op);
+    CUBLAS_CHECK(cublasGemmEx(m->cb, CUBLAS_OP_T, CUBLAS_OP_N, N, T, K, &alpha, W, CUDA_R_16F, K, x, CUDA_R_16F, K,
+                              &beta, y, CUDA_R_16F, N, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+    op_end();
+}
+
+/* attention for T queries. A decode step offers ATTN_MAX_SPLITS slices of the keys, and the
+ * kernel uses as many as the query's length needs (ATTN_SLICE_KEYS keys or more each), so a
+ * row's result does not depend on the batch size; the token path offers slices only while
+ * the queries alone would leave the GPU idle. A prompt's queries (one_row: all of one row)
+ * go through the tiled kernel, which loads each key once for a tile of queries. */
+static void attention(GpuModel *m, int pdl, int layer, const half *q, int q_stride, const int *row, const int *pos,
+                      int T, int decode, int one_row) {
+    const Config *c = &m->c;
+    int blocks = T * c->n_kv_heads, splits = decode ? ATTN_MAX_SPLITS : (m->sms / 2 + blocks - 1) / blocks;
+    AttnArgs a = {q, q_stride, row, pos, m->kc + layer * m->kv_layer, m->vc + layer * m->kv_layer,
+                  m->attn, c->n_heads * c->head_dim, T, c->n_heads, c->n_kv_heads, c->head_dim, m->max_seq,
+                  splits > ATTN_MAX_SPLITS ? ATTN_MAX_SPLITS : splits, m->part, m->counter, one_row};
+    k_attention(m->st, pdl, layer, &a);
+}
+
+/* ---- the token path: T tokens at (row[t], pos[t]) through every layer into m->hidden
+ * (one_row: they are all of row row[0], a prompt chunk) ---- */
+static void forward_tokens(GpuModel *m, const int *ids, const int *row, const int *pos, int T, int one_row) {
+    const Config *c = &m->c;
+    const int dim = c->dim, qd = c->n_heads * c->head_dim, qkvd = (c->n_heads + 2 * c->n_kv_heads) * c->head_dim;
+    k_embed(m->st, 0, ids, m->w.embed, m->hidden, T, dim);
+    for (int l = 0; l < c->n_layers; l++) {
+        const LayerWeights *L = &m->w.layer[l];
+        k_rmsnorm(m->st, 0, l, m->hidden, L->attn_norm, m->xn, T, dim, c->norm_eps);
+        linear(m, P_QKV, l, "qkv_proj", m->xn, T, dim, &L->wqkv, qkvd, m->qkv, 0.f);
+        k_rope_kv_append(m->st, l, m->qkv, row, pos, m->cos_t, m->sin_t, m->kc + l * m->kv_layer,
+                         m->vc + l * m->kv_layer, T, c->n_heads, c->n_kv_heads, c->head_dim, m->max_seq);
+        attention(m, 0, l, m->qkv, qkvd, row, pos, T, 0, one_row);
+        linear(m, P_O, l, "o_proj+residual", m->attn, T, qd, &L->wo, dim, m->hidden, 1.f);
+        k_rmsnorm(m->st, 0, l, m->hidden, L->ffn_norm, m->xn, T, dim, c->norm_eps);
+        linear(m, P_GATE_UP, l, "gate_up_proj", m->xn, T, dim, &L->wgu, 2 * c->hidden, m->gu, 0.f);
+        k_silu_mul(m->st, l, m->gu, m->act, T, c->hidden);
+        linear(m, P_DOWN, l, "down_proj+residual", m->act, T, c->hidden, &L->wdown, dim, m->hidden, 1.f);
+    }
+}
+
+/* ---- the eager step: what PyTorch launches for HF's LlamaForCausalLM, op by op ---- */
+static void rmsnorm_eager(GpuModel *m, int layer, const half *w, int B) {
+    const Config *c = &m->c;
+    k_rms_pow(m->st, layer, m->hidden, m->sq, B, c->dim);                  /* x.float().pow(2) */
+    k_rms_mean_rsqrt(m->st, layer, m->sq, m->rs, B, c->dim, c->norm_eps);  /* .mean(-1); rsqrt(+eps) */
+    k_rms_mul(m->st, layer, m->hidden, m->rs, w, m->xn, B, c->dim);        /* x * r, .half(), w * */
+}
+
+static void step_eager(GpuModel *m, int B) {
+    const Config *c = &m->c;
+    const int dim = c->dim, qd = c->n_heads * c->head_dim, kvd = c->n_kv_heads * c->head_dim, H = c->hidden;
+    half *q = m->qkv, *k = q + (long long)m->tok_cap * qd, *v = k + (long long)m->tok_cap * kvd;
+    half *g = m->gu, *u = g + (long long)m->tok_cap * H;
+    k_embed(m->st, 0, m->d_tok, m->w.embed, m->hidden, B, dim);                /* embed_tokens */
+    for (int l = 0; l < c->n_layers; l++) {                                     /* 20 launches a layer */
+        const LayerWeights *L = &m->w.layer[l];
+        half *kc = m->kc + l * m->kv_layer, *vc = m->vc + l * m->kv_layer;
+        rmsnorm_eager(m, l, L->attn_norm, B);                                   /* input_layernorm: 3 */
+        linear(m, P_Q, l, "q_proj", m->xn, B, dim, &L->wq, qd, q, 0.f);
+        linear(m, P_K, l, "k_proj", m->xn, B, dim, &L->wk, kvd, k, 0.f);
+        linear(m, P_V, l, "v_proj", m->xn, B, dim, &L->wv, kvd, v, 0.f);
+        k_rope_qk(m->st, l, q, k, m->d_pos, m->cos_t, m->sin_t, B, c->n_heads, c->n_kv_heads, c->head_dim);
+        k_kv_append(m->st, l, k, v, m->d_pos, kc, vc, B, c->n_kv_heads, c->head_dim, m->max_seq);
+        attention(m, 0, l, q, qd, NULL, m->d_pos, B, 1, 0);                     /* sdpa */
+        linear(m, P_O, l, "o_proj", m->attn, B, qd, &L->wo, dim, m->tmp, 0.f);
+        k_residual_add(m->st, l, m->hidden, m->tmp, (long long)B * dim);
+        rmsnorm_eager(m, l, L->ffn_norm, B);                                    /* post_attention_layernorm: 3 */
+        linear(m, P_GATE, l, "gate_proj", m->xn, B, dim, &L->wgate, H, g, 0.f);
+        linear(m, P_UP, l, "up_proj", m->xn, B, dim, &L->wup, H, u, 0.f);
+        k_silu(m->st, l, g, m->act, (long long)B * H);                          /* act_fn */
+        k_mul(m->st, l, m->act, u, m->act, (long long)B * H);                   /* act * up */
+        linear(m, P_DOWN, l, "down_proj", m->act, B, H, &L->wdown, dim, m->tmp, 0.f);
+        k_residual_add(m->st, l, m->hidden, m->tmp, (long long)B * dim);
+    }
+    rmsnorm_eager(m, -1, m->w.final_norm, B);                                   /* model.norm */
+    linear(m, P_LM_HEAD, -1, "lm_head", m->xn, B, dim, &m->w.lm_head, c->vocab, m->logits, 0.f);
+    k_argmax(m->st, 0, m->logits, B, c->vocab, m->d_tok, m->d_pos, 1);           /* greedy */
+}
+
+/* One decode GEMV of the linear layer W in the fused step (a->N, a->K set): fp16 weights as
+ * they are; int8 read by the GEMV itself (QUANT_INT8); or dequantized into the scratch first
+ * (QUANT_INT8_UNFUSED), and then the GEMV goes without programmatic dependent launch, since it
+ * loads its first weights before it waits for the kernel before, which is the one writing them. */
+static void gemv(GpuModel *m, int pdl, Part p, int layer, int epi, const LinearWeight *W, GemvArgs *a) {
+    a->w = NULL, a->w8 = NULL, a->scale = NULL;
+    if (W->q && m->quant == QUANT_INT8) a->w8 = W->q, a->scale = W->scale;
+    else {
+        a->w = fp16_weights(m, pdl, layer, W, a->N, a->K);
+        if (!W->h) pdl = 0;
+    }
+    k_gemv(m->st, pdl, p, layer, epi, a);
+}
+
+/* ---- the fused step ---- */
+static void step_fused(GpuModel *m, int B) {
+    const Config *c = &m->c;
+    const int dim = c->dim, qd = c->n_heads * c->head_dim, H = c->hidden, pdl = m->pdl;
+    if (B > GEMV_MAX_ROWS) {                                 /* every row one token of the token path */
+        forward_tokens(m, m->d_tok, m->d_rowid, m->d_pos, B, 0);
+        k_rmsnorm(m->st, 0, -1, m->hidden, m->w.final_norm, m->xn, B, dim, c->norm_eps);
+        linear(m, P_LM_HEAD, -1, "lm_head", m->xn, B, dim, &m->w.lm_head, c->vocab, m->logits, 0.f);
+        k_argmax(m->st, 0, m->logits, B, c->vocab, m->d_tok, m->d_pos, 1);
+        return;
+    }
+    const int prologue = B <= GEMV_NORM_ROWS;               /* else rmsnorm first, into xn */
+    GemvArgs a = {};
+    a.B = B, a.eps = c->norm_eps, a.pos = m->d_pos, a.cos_t = m->cos_t, a.sin_t = m->sin_t;
+    a.nh = c->n_heads, a.nkv = c->n_kv_heads, a.hd = c->head_dim, a.max_seq = m->max_seq;
+    a.epi_early = pdl;      /* every GEMV's residual and positions were written two or more kernels before */
+    a.part = m->gemv_part, a.counter = m->gemv_counter;     /* NULL if the model holds <= GEMV_NORM_ROWS rows */
+    k_embed(m->st, pdl, m->d_tok, m->w.embed, m->hidden, B, dim);
+    for (int l = 0; l < c->n_layers; l++) {
+        const LayerWeights *L = &m->w.layer[l];
+        if (!prologue) k_rmsnorm(m->st, pdl, l, m->hidden, L->attn_norm, m->xn, B, dim, c->norm_eps);
+        a.N = (c->n_heads + 2 * c->n_kv_heads) * c->head_dim, a.K = dim;
+        a.x = prologue ? m->hidden : m->xn, a.x_stride = dim, a.norm_w = prologue ? L->attn_norm : NULL;
+        a.y = m->qkv, a.y_stride = qd, a.kc = m->kc + l * m->kv_layer, a.vc = m->vc + l * m->kv_layer;
+        gemv(m, pdl, P_QKV, l, EPI_QKV_ROPE, &L->wqkv, &a);
+        attention(m, pdl, l, m->qkv, qd, NULL, m->d_pos, B, 1, 0);
+        a.N = dim, a.K = qd, a.x = m->attn, a.x_stride = qd, a.norm_w = NULL;
+        a.y = m->hidden, a.y_stride = dim;
+        gemv(m, pdl, P_O, l, EPI_RESIDUAL, &L->wo, &a);
+        if (!prologue) k_rmsnorm(m->st, pdl, l, m->hidden, L->ffn_norm, m->xn, B, dim, c->norm_eps);
+        a.N = 2 * H, a.K = dim, a.x = prologue ? m->hidden : m->xn, a.x_stride = dim;
+        a.norm_w = prologue ? L->ffn_norm : NULL, a.y = m->act, a.y_stride = H;
+        gemv(m, pdl, P_GATE_UP, l, EPI_SILU_MUL, &L->wgu, &a);
+        a.N = dim, a.K = H, a.x = m->act, a.x_stride = H, a.norm_w = NULL;
+        a.y = m->hidden, a.y_stride = dim;
+        gemv(m, pdl, P_DOWN, l, EPI_RESIDUAL, &L->wdown, &a);
+    }
+    if (!prologue) k_rmsnorm(m->st, pdl, -1, m->hidden, m->w.final_norm, m->xn, B, dim, c->norm_eps);
+    a.N = c->vocab, a.K = dim, a.x = prologue ? m->hidden : m->xn, a.x_stride = dim;
+    a.norm_w = prologue ? m->w.final_norm : NULL, a.y = m->logits, a.y_stride = c->vocab;
+    gemv(m, pdl, P_LM_HEAD, -1, EPI_STORE, &m->w.lm_head, &a);
+    k_argmax(m->st, pdl, m->logits, B, c->vocab, m->d_tok, m->d_pos, 1);
+}
+
+/* ---- CUDA graphs: capture (records, runs nothing) and counts ---- */
+static cudaGraph_t capture(GpuModel *m, int eager, int B, StepCounts *k) {
+    LaunchState saved = g_launch;
+    cudaGraph_t g;
+    g_launch.capturing = 1;
+    CUDA_CHECK(cudaStreamBeginCapture(m->st, cudaStreamCaptureModeRelaxed));
+    if (eager) step_eager(m, B);
+    else step_fused(m, B);
+    CUDA_CHECK(cudaStreamEndCapture(m->st, &g));
+    k->kernels = (int)(g_launch.ops - saved.ops);
+    k->gemms = (int)(g_launch.gemms - saved.gemms);
+    k->weight_bytes = g_launch.weight_bytes - saved.weight_bytes;
+    /* nothing was launched from the host: keep the counters as they were (the tags go on) */
+    g_launch.ops = saved.ops, g_launch.gemms = saved.gemms, g_launch.capturing = saved.capturing;
+    g_launch.weight_bytes = saved.weight_bytes;
+    memcpy(g_launch.per_part, saved.per_part, sizeof saved.per_part);
+    return g;
+}
+
+static cudaGraphExec_t graph_for(GpuModel *m, Mode mode, int B) {
+    int gi = mode == MODE_GRAPH_EAGER;
+    if (!m->graph[gi][B]) {
+        StepCounts k;
+        cudaGraph_t g = capture(m, gi, B, &k);
+        CUDA_CHECK(cudaGraphInstantiate(&m->graph[gi][B], g, 0));
+        CUDA_CHECK(cudaGraphDestroy(g));
+        k.host_launches = 1;
+        m->counts[mode][B] = k;
+    }
+    return m->graph[gi][B];
+}
+
+StepCounts gpu_step_counts(GpuModel *m, Mode mode) {
+    int B = m->batch > 0 ? m->batch : 1;
+    if (mode == MODE_GRAPH || mode == MODE_GRAPH_EAGER) graph_for(m, mode, B);
+    else if (!m->counts[mode][B].kernels) {
+        StepCounts k;
+        CUDA_CHECK(cudaGraphDestroy(capture(m, mode == MODE_EAGER, B, &k)));
+        k.host_launches = k.kernels;
+        if (mode == MODE_PERSISTENT) k.kernels = k.host_launches = 1;  /* the fused step's linear layers, in one kernel */
+        m->counts[mode][B] = k;
+    }
+    return m->counts[mode][B];
+}
+
+/* ---- the persistent step (kernels_persistent.cu) ---- */
+static PersistArgs persist_args(GpuModel *m, int B) {
+    const Config *c = &m->c;
+    PersistArgs a = {};
+    a.layers = m->ps.layers, a.n_layers = c->n_layers, a.dim = c->dim, a.qd = c->n_heads * c->head_dim;
+    a.kvd = c->n_kv_heads * c->head_dim, a.hidden = c->hidden, a.vocab = c->vocab, a.nh = c->n_heads;
+    a.nkv = c->n_kv_heads, a.hd = c->head_dim, a.max_seq = m->max_seq, a.B = B, a.eps = c->norm_eps;
+    a.kv_layer = m->kv_layer, a.embed = m->w.embed, a.final_norm = m->w.final_norm, a.lm_head = m->w.lm_head.h;
+    a.cos_t = m->cos_t, a.sin_t = m->sin_t, a.h = m->hidden, a.q = m->qkv, a.attn = m->attn, a.act = m->act;
+    a.logits = m->logits, a.kc = m->kc, a.vc = m->vc, a.tok = m->d_tok, a.pos = m->d_pos;
+    a.counters = m->ps.counters, a.best_v = m->ps.best_v, a.best_i = m->ps.best_i;
+    a.trace_ops = 5 * c->n_layers + 2;
+    persist_layout(&a);
+    return a;
+}
+/* why the persistent step cannot run B rows here, or NULL; asked once per B */
+static const char *persist_refusal(GpuModel *m, int B) {
+    if (B < 1 || B > PERSIST_MAX_ROWS)
+        return "persistent mode keeps each op's input rows in shared memory and runs 1 to 8 rows; larger batches "
+               "run in graph mode";
+    char *why = m->ps.why[B];
+    if (why[0]) return strcmp(why, "ok") ? why : NULL;
+    const int arch = gpu_code_arch();
+    PersistArgs a = persist_args(m, B);
+    const int smem = persist_layout(&a);
+    if (m->quant != QUANT_FP16)
+        snprintf(why, 256, "persistent mode reads fp16 weights; %s runs in the fused and graph modes", quant_name(m->quant));
+    else if (!gpu_sm90_paths())
+        snprintf(why, 256, "persistent mode needs an sm_90 GPU and kernels built for it (bulk copies, mbarriers); %s",
+                 gpu_t4() ? "under KIT_GPU=t4 this is a T4 (sm_75)" : arch < 90 ? "these kernels were built for an older GPU"
+                                                                    : "this GPU is older");
+    else if (!smem)
+        snprintf(why, 256, "persistent mode: two ring stages and %d rows of x do not fit in a block's %d KB of shared "
+                 "memory", B, gpu_smem_optin() / 1024);
+    else if (persist_blocks_per_sm(smem) < 1)
+        snprintf(why, 256, "persistent mode: a block of %d threads with %d KB of shared memory does not fit on an SM, "
+                 "so its blocks could not all be resident at once", PERSIST_THREADS + 32, smem / 1024);
+    else snprintf(why, 256, "ok"), m->ps.smem[B] = smem;
+    return strcmp(why, "ok") ? why : NULL;
+}
+const char *gpu_mode_refusal(GpuModel *m, Mode mode, int batch) {
+    return mode == MODE_PERSISTENT ? persist_refusal(m, batch) : NULL;
+}
+static void step_persistent(GpuModel *m, int B) {
+    const Config *c = &m->c;
+    if (!m->ps.layers) {
+        PersistLayer *h = (PersistLayer *)xcalloc(c->n_layers, sizeof *h);
+        for (int l = 0; l < c->n_layers; l++) {
+            const LayerWeights *L = &m->w.layer[l];
+            h[l] = (PersistLayer){L->wqkv.h, L->wo.h, L->wgu.h, L->wdown.h, L->attn_norm, L->ffn_norm};
+        }
+        m->ps.layers = (PersistLayer *)dalloc(sizeof *h * c->n_layers);
+        CUDA_CHECK(cudaMemcpy(m->ps.layers, h, sizeof *h * c->n_layers, cudaMemcpyHostToDevice));
+        free(h);
+        const long long n = persist_counter_count(c->n_layers, c->n_heads, c->n_kv_heads, c->n_heads * c->head_dim,
+                                                  c->hidden), tiles = (c->vocab + 15) / 16;
+        m->ps.counters = (uint32_t *)dalloc(sizeof(uint32_t) * n);
+        CUDA_CHECK(cudaMemset(m->ps.counters, 0, sizeof(uint32_t) * n));
+        m->ps.best_v = (float *)dalloc(sizeof(float) * PERSIST_MAX_ROWS * tiles);
+        m->ps.best_i = (int *)dalloc(sizeof(int) * PERSIST_MAX_ROWS * tiles);
+        m->ps.blocks = m->sms;         /* one an SM: persist_refusal checked that one fits */
+    }
+    PersistArgs a = persist_args(m, B);
+    a.epoch = ++m->ps.epoch, a.rows_sum = m->ps.rows_sum += B, a.trace = m->ps.trace;
+    k_persistent_step(m->st, &a, m->ps.blocks, m->ps.smem[B]);
+}
+int gpu_persistent_trace(GpuModel *m, PersistTrace *t) {
+    const int B = m->batch;
+    if (B < 1) die("gpu_persistent_trace: no prompt yet; call gpu_prefill first");
+    if (persist_refusal(m, B)) return 0;
+    const PersistArgs a = persist_args(m, B);
+    const int ops = a.trace_ops, G = m->sms, S = PERSIST_TRACE_SLOTS;
+    const size_t bytes = sizeof(uint64_t) * S * ops * G;
+    if (!m->ps.trace) m->ps.trace = (uint64_t *)dalloc(bytes);
+    CUDA_CHECK(cudaMemsetAsync(m->ps.trace, 0, bytes, m->st));
+    gpu_decode_step(m, MODE_PERSISTENT);
+    uint64_t *h = (uint64_t *)xmalloc(bytes);
+    CUDA_CHECK(cudaMemcpyAsync(h, m->ps.trace, bytes, cudaMemcpyDeviceToHost, m->st));
+    CUDA_CHECK(cudaStreamSynchronize(m->st));
+    CUDA_CHECK(cudaFree(m->ps.trace));
+    m->ps.trace = NULL;
+    memset(t, 0, sizeof *t);
+    static const char *names[PT_COUNT] = {"embed", "qkv", "attn", "o", "gate_up", "down", "lm_head"};
+    uint64_t t0 = UINT64_MAX, t_end = 0, prev = 0;
+    for (int b = 0; b < G; b++) t0 = h[(size_t)b * ops * S] < t0 ? h[(size_t)b * ops * S] : t0;
+    int khz;
+    CUDA_CHECK(cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, 0));
+    prev = t0;
+    int n[PT_COUNT] = {0};
+    for (int i = 0; i < ops; i++) {
+        const int k = i == 0 ? PT_EMBED : i == ops - 1 ? PT_LM_HEAD : PT_QKV + (i - 1) % 5;
+        uint64_t done = 0;
+        double wait = 0, work = 0, ring = 0, end = 0;
+        int busy = 0;
+        for (int b = 0; b < G; b++) {
+            const uint64_t *s = h + ((size_t)b * ops + i) * S;
+            if (!s[1]) continue;       /* no units of this op */
+            busy++, wait += (double)(s[1] - s[0]), work += (double)(s[2] - s[1]);
+            ring += s[3] / (khz * 1e-6), end += s[4] / (khz * 1e-6);
+            if (s[2] > done) done = s[2];
+        }
+        if (!busy) continue;
+        t->path_us[k] += (done - prev) / 1e3, t->wait_us[k] += wait / busy / 1e3, t->work_us[k] += work / busy / 1e3;
+        t->ring_us[k] += ring / busy / 1e3, t->end_us[k] += end / busy / 1e3;
+        n[k]++, prev = done, t_end = done > t_end ? done : t_end;
+    }
+    for (int k = 0; k < PT_COUNT; k++) {
+        t->name[k] = names[k];
+        if (n[k]) t->path_us[k] /= n[k], t->wait_us[k] /= n[k], t->work_us[k] /= n[k], t->ring_us[k] /= n[k], t->end_us[k] /= n[k];
+    }
+    t->step_us = (t_end - t0) / 1e3, t->blocks = G, t->threads = PERSIST_THREADS + 32, t->ring_stages = a.ring_stages;
+    free(h);
+    return 1;
+}
+
+/* ---- the public steps ---- */
+void gpu_decode_step(GpuModel *m, Mode mode) {
+    int B = m->batch;
+    if (B < 1) die("gpu_decode_step: no prompt yet; call gpu_prefill first");
+    for (int r = 0; r < B; r++)
+        if (m->h_pos[r] >= m->max_seq)
+            die("gpu_decode_step: row %d has filled its KV cache of %d positions; open the model with a larger "
+                "max_seq", r, m->max_seq);
+    const char *no = gpu_mode_refusal(m, mode, B);
+    if (no) die("%s", no);
+    if (mode == MODE_EAGER) step_eager(m, B);
+    else if (mode == MODE_FUSED) step_fused(m, B);
+    else if (mode == MODE_PERSISTENT) step_persistent(m, B);
+    else {
+        cudaGraphExec_t g = graph_for(m, mode, B);
+        op_begin(P_OTHER, -1, "graph_launch");
+        CUDA_CHECK(cudaGraphLaunch(g, m->st));
+        op_end();
+    }
+    for (int r = 0; r < B; r++) m->h_pos[r]++;
+}
+
+void gpu_prefill_rows(GpuModel *m, const int *ids, const int *lens, int batch, float *logits_host) {
+    const Config *c = &m->c;
+    if (batch < 1 || batch > m->max_batch)
+        die("gpu_prefill: batch %d is outside 1..%d (the model was opened with max_batch %d)", batch, m->max_batch,
+            m->max_batch);
+    int T = 0;
+    for (int r = 0; r < batch; r++) {
+        if (lens[r] < 1 || lens[r] >= m->max_seq)
+            die("gpu_prefill: row %d's prompt has %d tokens; the KV cache holds %d positions (max_seq), so 1..%d fit",
+                r, lens[r], m->max_seq, m->max_seq - 1);
+        T += lens[r];
+    }
+    /* rows one after another, each in chunks of PREFILL_CHUNK tokens: a row's numbers are
+     * then the same in any batch (a GEMM's rounding can change with its number of rows) */
+    int *row = (int *)xmalloc(sizeof(int) * T), *pos = (int *)xmalloc(sizeof(int) * T);
+    for (int r = 0, t = 0; r < batch; r++) {
+        for (int i = 0; i < lens[r]; i++, t++) {
+            if (ids[t] < 0 || ids[t] >= c->vocab)
+                die("gpu_prefill: token id %d (row %d) is outside the vocabulary 0..%d", ids[t], r, c->vocab - 1);
+            row[t] = r, pos[t] = i;
+        }
+        m->h_pos[r] = lens[r];
+    }
+    CUDA_CHECK(cudaMemcpyAsync(m->d_ids, ids, sizeof(int) * T, cudaMemcpyHostToDevice, m->st));
+    CUDA_CHECK(cudaMemcpyAsync(m->d_row, row, sizeof(int) * T, cudaMemcpyHostToDevice, m->st));
+    CUDA_CHECK(cudaMemcpyAsync(m->d_tpos, pos, sizeof(int) * T, cudaMemcpyHostToDevice, m->st));
+    CUDA_CHECK(cudaMemcpyAsync(m->d_pos, lens, sizeof(int) * batch, cudaMemcpyHostToDevice, m->st));
+    half *lh = logits_host ? (half *)xmalloc(sizeof(half) * PREFILL_CHUNK * c->vocab) : NULL;
+    for (int r = 0, off = 0; r < batch; off += lens[r], r++)
+        for (int c0 = 0; c0 < lens[r]; c0 += PREFILL_CHUNK) {
+            const int n = lens[r] - c0 < PREFILL_CHUNK ? lens[r] - c0 : PREFILL_CHUNK, t0 = off + c0;
+            forward_tokens(m, m->d_ids + t0, m->d_row + t0, m->d_tpos + t0, n, 1);
+            if (c0 + n == lens[r])                    /* the row's last token, normed, into xlast */
+                k_rmsnorm(m->st, 0, -1, m->hidden + (long long)(n - 1) * c->dim, m->w.final_norm,
+                          m->xlast + (long long)r * c->dim, 1, c->dim, c->norm_eps);
+            if (lh) {                                 /* the logits of every prompt position */
+                k_rmsnorm(m->st, 0, -1, m->hidden, m->w.final_norm, m->xn, n, c->dim, c->norm_eps);
+                linear(m, P_LM_HEAD, -1, "lm_head", m->xn, n, c->dim, &m->w.lm_head, c->vocab, m->logits, 0.f);
+                CUDA_CHECK(cudaMemcpyAsync(lh, m->logits, sizeof(half) * n * c->vocab, cudaMemcpyDeviceToHost, m->st));
+                CUDA_CHECK(cudaStreamSynchronize(m->st));
+                for (long long i = 0; i < (long long)n * c->vocab; i++)
+                    logits_host[(long long)t0 * c->vocab + i] = half_to_float(((const uint16_t *)lh)[i]);
+            }
+        }
+    for (int r0 = 0; r0 < batch; r0 += GEMV_MAX_ROWS) {  /* lm_head of the last tokens: the batch-invariant GEMV */
+        GemvArgs a = {};
+        a.N = c->vocab, a.K = c->dim, a.x = m->xlast + (long long)r0 * c->dim, a.x_stride = c->dim;
+        a.B = batch - r0 < GEMV_MAX_ROWS ? batch - r0 : GEMV_MAX_ROWS;
+        a.y = m->logits + (long long)r0 * c->vocab, a.y_stride = c->vocab;
+        gemv(m, 0, P_LM_HEAD, -1, EPI_STORE, &m->w.lm_head, &a);
+    }
+    k_argmax(m->st, 0, m->logits, batch, c->vocab, m->d_tok, NULL, 0);
+    m->batch = batch;
+    free(lh);
+    free(row), free(pos);
+}
+
+void gpu_prefill(GpuModel *m, const int *ids, int n, int batch, float *logits_host) {
+    if (batch < 1 || n < 1) die("gpu_prefill: needs at least one row and one token (got batch %d, %d tokens)", batch, n);
+    int *all = (int *)xmalloc(sizeof(int) * n * batch), *lens = (int *)xmalloc(sizeof(int) * batch);
+    for (int r = 0; r < batch; r++) memcpy(all + r * n, ids, sizeof(int) * n), lens[r] = n;
+    gpu_prefill_rows(m, all, lens, batch, logits_host);
+    free(all), free(lens);
+}
+
+void gpu_last_tokens(GpuModel *m, int *tokens) {
+    CUDA_CHECK(cudaMemcpyAsync(m->h_tok, m->d_tok, sizeof(int) * m->batch, cudaMemcpyDeviceToHost, m->st));
+    CUDA_CHECK(cudaStreamSynchronize(m->st));
+    memcpy(tokens, m->h_tok, sizeof(int) * m->batch);
+}
+
+void gpu_last_logits(GpuModel *m, float *logits) {
+    const long long n = (long long)m->batch * m->c.vocab;
+    uint16_t *h = (uint16_t *)xmalloc(sizeof(uint16_t) * n);
+    CUDA_CHECK(cudaMemcpyAsync(h, m->logits, sizeof(uint16_t) * n, cudaMemcpyDeviceToHost, m->st));
+    CUDA_CHECK(cudaStreamSynchronize(m->st));
+    for (long long i = 0; i < n; i++) logits[i] = half_to_float(h[i]);
+    free(h);
+}
+
+GenTiming gpu_generate(GpuModel *m, const int *ids, int n, int batch, int n_new, Mode mode, int *out,
+                       TokenFn on_token, void *ctx) {
+    GenTiming t;
+    memset(&t, 0, sizeof t);
+    if (n + n_new - 1 > m->max_seq)
+        die("gpu_generate: %d prompt + %d new tokens need %d positions; the KV cache has %d (max_seq)", n, n_new,
+            n + n_new - 1, m->max_seq);
+    if (mode == MODE_GRAPH || mode == MODE_GRAPH_EAGER) {
+        if (batch < 1 || batch > m->max_batch) die("gpu_generate: batch %d is outside 1..%d", batch, m->max_batch);
+        graph_for(m, mode, batch);        /* captured before the request, like a warmed-up server */
+    }
+    int *tok = (int *)xmalloc(sizeof(int) * batch);
+    double t0 = now_ms();
+    gpu_prefill(m, ids, n, batch, NULL);
+    gpu_last_tokens(m, tok);
+    t.ttft_ms = now_ms() - t0;
+    for (int b = 0; b < batch; b++) out[b * n_new] = tok[b];
+    if (on_token) on_token(0, tok, t.ttft_ms, ctx);
+    for (int i = 1; i < n_new; i++) {
+        double s = now_ms();
+        gpu_decode_step(m, mode);
+        gpu_last_tokens(m, tok);
+        double e = now_ms();
+        if (t.n_steps < (int)(sizeof t.step_ms / sizeof t.step_ms[0])) t.step_ms[t.n_steps++] = e - s;
+        for (int b = 0; b < batch; b++) out[b * n_new + i] = tok[b];
+        if (on_token) on_token(i, tok, e - t0, ctx);
+    }
+    t.total_ms = now_ms() - t0;
+    free(tok);
+    return t;
+}
+
+/* ---- open / free ---- */
+static void *dalloc(size_t bytes) {
+    void *p;
+    CUDA_CHECK(cudaMalloc(&p, bytes));
+    return p;
+}
+
+GpuModel *gpu_model_open(const GpuModelOpts *o) {
+    GpuModel *m = (GpuModel *)xcalloc(1, sizeof *m);
+    Config *c = &m->c;
+    if (o->model_dir) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/config.json", o->model_dir);
+        config_load(c, path);
+    } else if (o->config) *c = *o->config;
+    else config_tinyllama(c);
+    m->max_batch = o->max_batch > 0 ? o->max_batch : 1;
+    m->max_seq = o->max_seq > 0 ? o->max_seq : c->max_seq;
+    m->quant = o->quant;
+    if (m->quant < 0 || m->quant >= QUANT_COUNT) die("gpu_model_open: quant %d is not fp16, int8 or int8_unfused", (int)m->quant);
+    if (m->max_batch > 64) die("max_batch %d: this kit captures graphs for at most 64 rows", m->max_batch);
+    if (!attn_supported(c->n_heads, c->n_kv_heads, c->head_dim))
+        die("config: %d heads / %d kv heads of head_dim %d are not supported (head_dim 16/32/64/128, at most 8 "
+            "query heads per kv head)", c->n_heads, c->n_kv_heads, c->head_dim);
+    if (c->dim % 8 || c->hidden % 8 || c->head_dim % 16)
+        die("config: hidden_size %d and intermediate_size %d must be multiples of 8 and head_dim %d of 16 for "
+            "the fp16 kernels", c->dim, c->hidden, c->head_dim);
+    m->tok_cap = m->max_batch > PREFILL_CHUNK ? m->max_batch : PREFILL_CHUNK;
+    gpu_start();                               /* first: no GPU is one sentence, not a failed CUDA call */
+    m->sms = gpu_sm_count();
+    m->pdl = gpu_sm90_paths() && !getenv("KIT_NO_PDL");
+    const int qd = c->n_heads * c->head_dim, kvd = c->n_kv_heads * c->head_dim, H = c->hidden, T = m->tok_cap;
+    const long long qkvd = qd + 2 * kvd;
+    m->kv_layer = (long long)m->max_batch * kvd * m->max_seq;
+    double kv_bytes = 2.0 * c->n_layers * m->kv_layer * sizeof(half);
+    int widest = c->vocab > 2 * H ? c->vocab : 2 * H;          /* the widest W a decode GEMV reads */
+    if (qkvd > widest) widest = (int)qkvd;
+    const long long gemv_floats = m->max_batch > GEMV_NORM_ROWS ? gemv_part_floats(widest) : 0;   /* the split GEMV's */
+    double scratch = (double)T * (3 * c->dim + qkvd + qd + 3 * H + c->vocab) * sizeof(half) + gemv_floats * 4.0 + 64e6;
+    size_t free_b, total_b;
+    gpu_mem_info(&free_b, &total_b);
+    /* int8: the fp16 and the int8 weights side by side while it quantizes, and the fp16
+     * scratch a dequantized layer goes to (the widest, lm_head's) */
+    const long long wscratch = m->quant != QUANT_FP16 ? (long long)widest * c->dim : 0;
+    const double weights = model_weight_bytes_fp16(c) + (wscratch ? int8_weight_bytes(c) + 2.0 * wscratch : 0);
+    double need = weights + kv_bytes + scratch;
+    if (need > (double)free_b)
+        die("the model needs %.2f GB on the GPU (weights %.2f GB%s + KV cache %.2f GB for %d rows x %d positions + "
+            "scratch %.2f GB) but only %.2f GB of %.2f GB are free; use fewer rows or positions, or a larger GPU",
+            need / 1e9, weights / 1e9, wscratch ? ", fp16 and int8 while it quantizes" : "", kv_bytes / 1e9,
+            m->max_batch, m->max_seq, scratch / 1e9, free_b / 1e9, total_b / 1e9);
+
+    CUDA_CHECK(cudaStreamCreateWithFlags(&m->st, cudaStreamNonBlocking));
+    CUBLAS_CHECK(cublasCreate(&m->cb));
+    CUBLAS_CHECK(cublasSetStream(m->cb, m->st));
+    m->cublas_ws = dalloc(32 << 20);       /* a fixed workspace, so graph capture allocates nothing */
+    CUBLAS_CHECK(cublasSetWorkspace(m->cb, m->cublas_ws, 32 << 20));
+
+    gpu_weights_load(&m->w, c, o->model_dir, o->seed, m->st, o->quiet);
+    if (wscratch) {
+        gpu_weights_quantize(&m->w, c, m->st, o->quiet);
+        m->wscratch = (half *)dalloc(sizeof(half) * wscratch);
+    }
+
+    m->kc = (half *)dalloc(kv_bytes / 2);
+    m->vc = (half *)dalloc(kv_bytes / 2);
+    m->cos_t = (half *)dalloc(sizeof(half) * m->max_seq * c->head_dim / 2);
+    m->sin_t = (half *)dalloc(sizeof(half) * m->max_seq * c->head_dim / 2);
+    k_rope_table(m->st, m->cos_t, m->sin_t, m->max_seq, c->head_dim, c->rope_theta);
+    m->d_tok = (int *)dalloc(sizeof(int) * m->max_batch);
+    m->d_pos = (int *)dalloc(sizeof(int) * m->max_batch);
+    CUDA_CHECK(cudaMallocHost(&m->h_tok, sizeof(int) * m->max_batch));
+    m->h_pos = (int *)xcalloc(m->max_batch, sizeof(int));
+    m->hidden = (half *)dalloc(sizeof(half) * T * c->dim);
+    m->xn = (half *)dalloc(sizeof(half) * T * c->dim);
+    m->tmp = (half *)dalloc(sizeof(half) * T * c->dim);
+    m->xlast = (half *)dalloc(sizeof(half) * m->max_batch * c->dim);
+    m->qkv = (half *)dalloc(sizeof(half) * T * qkvd);
+    m->attn = (half *)dalloc(sizeof(half) * T * qd);
+    m->gu = (half *)dalloc(sizeof(half) * T * 2 * H);
+    m->act = (half *)dalloc(sizeof(half) * T * H);
+    m->logits = (half *)dalloc(sizeof(half) * T * c->vocab);
+    m->sq = (float *)dalloc(sizeof(float) * T * c->dim);
+    m->rs = (float *)dalloc(sizeof(float) * T);
+    /* attention() slices: ATTN_MAX_SPLITS per (row, kv head) in a decode step; in the token
+     * path only while T kv_heads < sms / 2, into at most sms / 2 / (T kv_heads) + 1 each */
+    int slices = m->max_batch * c->n_kv_heads * ATTN_MAX_SPLITS;
+    if (slices < m->sms) slices = m->sms;
+    m->part = (float *)dalloc(sizeof(float) * attn_part_floats(slices, c->n_heads / c->n_kv_heads, c->head_dim));
+    m->counter = (int *)dalloc(sizeof(int) * T * c->n_kv_heads);
+    CUDA_CHECK(cudaMemsetAsync(m->counter, 0, sizeof(int) * T * c->n_kv_heads, m->st));
+    if (gemv_floats) {
+        m->gemv_part = (float *)dalloc(sizeof(float) * gemv_floats);
+        const size_t counters = sizeof(int) * ((widest + 15) / 16);     /* one a 16-row tile */
+        m->gemv_counter = (int *)dalloc(counters);
+        CUDA_CHECK(cudaMemsetAsync(m->gemv_counter, 0, counters, m->st));
+    }
+    long long maxtok = (long long)m->max_batch * m->max_seq;
+    m->d_ids = (int *)dalloc(sizeof(int) * maxtok);
+    m->d_row = (int *)dalloc(sizeof(int) * maxtok);
+    m->d_tpos = (int *)dalloc(sizeof(int) * maxtok);
+    m->d_rowid = (int *)dalloc(sizeof(int) * m->max_batch);
+    for (int r = 0; r < m->max_batch; r++) m->h_pos[r] = r;
+    CUDA_CHECK(cudaMemcpyAsync(m->d_rowid, m->h_pos, sizeof(int) * m->max_batch, cudaMemcpyHostToDevice, m->st));
+    CUDA_CHECK(cudaStreamSynchronize(m->st));
+    memset(m->h_pos, 0, sizeof(int) * m->max_batch);
+    return m;
+}
+
+void gpu_model_free(GpuModel *m) {
+    if (!m) return;
+    for (int g = 0; g < 2; g++)
+        for (int b = 0; b <= 64; b++)
+            if (m->graph[g][b]) CUDA_CHECK(cudaGraphExecDestroy(m->graph[g][b]));
+    void *bufs[] = {m->kc, m->vc, m->cos_t, m->sin_t, m->d_tok, m->d_pos, m->hidden, m->xn, m->tmp, m->xlast,
+                    m->qkv, m->attn, m->gu, m->act, m->logits, m->sq, m->rs, m->part, m->counter, m->gemv_part,
+                    m->gemv_counter, m->d_ids,
+                    m->d_row, m->d_tpos, m->d_rowid, m->cublas_ws, m->wscratch, m->ps.layers, m->ps.counters,
+                    m->ps.best_v, m->ps.best_i};
+    for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) CUDA_CHECK(cudaFree(bufs[i]));
+    CUDA_CHECK(cudaFreeHost(m->h_tok));
+    gpu_weights_free(&m->w);
+    CUBLAS_CHECK(cublasDestroy(m->cb));
+    CUDA_CHECK(cudaStreamDestroy(m->st));
+    free(m->h_pos);
+    free(m);
+}
+
+const Config *gpu_model_config(const GpuModel *m) { return &m->c; }
+double gpu_model_load_ms(const GpuModel *m) { return m->w.load_ms; }
+long long gpu_model_weight_bytes(const GpuModel *m) { return m->w.bytes; }
+Quant gpu_model_quant(const GpuModel *m) { return m->quant; }
+const char *gpu_model_disk_dtype(const GpuModel *m) { return m->w.disk_dtype; }
+cudaStream_t gpu_model_stream(const GpuModel *m) { return m->st; }
+unsigned long long gpu_model_checksum(GpuModel *m) { return gpu_weights_checksum(&m->w, m->st); }

@@ -1,0 +1,44 @@
+/* launch: counting, tagging and the emulated dispatcher cost around every op. */
+#include <nvtx3/nvToolsExt.h>
+#include <cupti.h>
+#include <string.h>
+#include "gpu/launch.h"
+#include "measure/trace.h"
+#include "util.h"
+
+LaunchState g_launch;
+
+void launch_reset(void) {
+    g_launch.ops = g_launch.gemms = g_launch.weight_bytes = 0;
+    memset(g_launch.per_part, 0, sizeof g_launch.per_part);
+}
+
+static int g_pushed_ext;   /* the current op pushed a CUPTI external correlation id */
+
+void op_begin(Part part, int layer, const char *op) {
+    if (!g_launch.capturing && g_launch.dispatch_us > 0) {
+        uint64_t until = now_ns() + (uint64_t)(g_launch.dispatch_us * 1e3);
+        while (now_ns() < until) {}
+    }
+    g_launch.ops++;
+    if (part_is_gemm(part)) g_launch.gemms++;
+    if ((int)part >= 0 && part < P_COUNT) g_launch.per_part[part]++;
+    g_launch.seq++;
+    g_launch.tag = launch_tag_encode(part, layer, g_launch.seq);
+    nvtxRangePushA(op);
+    g_pushed_ext = trace_active();
+    if (g_pushed_ext &&
+        cuptiActivityPushExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, g_launch.tag) != CUPTI_SUCCESS)
+        die("launch.cu: CUPTI refused the external correlation id of op %s; run without the trace", op);
+}
+
+void op_end(void) {
+    if (g_pushed_ext) {
+        uint64_t id;
+        if (cuptiActivityPopExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, &id) != CUPTI_SUCCESS)
+            die("launch.cu: CUPTI could not pop the external correlation id; run without the trace");
+        g_pushed_ext = 0;
+    }
+    nvtxRangePop();
+    g_launch.tag = 0;
+}

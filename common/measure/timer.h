@@ -1,0 +1,28 @@
+/* bench: the lesson's bench() in C. Warm up, synchronize, then time `iters` samples with
+ * the wall clock (synchronize before and after each) or with CUDA events; report the
+ * median and the spread. */
+#ifndef KIT_BENCH_H
+#define KIT_BENCH_H
+#include <cuda_runtime.h>
+#include "measure/stats.h"
+
+typedef void (*BenchFn)(void *ctx);
+
+typedef struct {
+    int warmup;          /* 0 = the default 3; -1 = none */
+    int iters;           /* 0 = the default 10; at most 1024 */
+    int use_events;      /* time with cudaEventRecord around fn on `stream` */
+    int no_sync_before;  /* 1 = leave out the synchronize before the first sample (self-test 1) */
+    int l2_scrub;        /* 1 = write a buffer larger than L2 before each sample */
+    cudaStream_t stream; /* stream the events are recorded on (0 = legacy default) */
+} BenchOpts;
+
+typedef struct {
+    Stats s;             /* of samples_ms */
+    double samples_ms[1024];
+    int n;
+} BenchResult;
+
+BenchResult bench(BenchFn fn, void *ctx, BenchOpts o);
+
+#endif

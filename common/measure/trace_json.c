@@ -1,0 +1,488 @@
+/* trace_json: Chrome-trace JSON -> Trace records, in one pass (trace_json.h).
+ *
+ * The scanner keeps three places a byte can fall: the document around the events (kept,
+ * whitespace dropped, as a skeleton that cJSON checks at the end, so a malformed byte
+ * anywhere is found), the events array itself (only '{', ',' and ']' are allowed there),
+ * and one event (gathered whole, then parsed by cJSON alone and turned into a record). */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <zlib.h>
+#include <cjson/cJSON.h>
+#include "parts.h"
+#include "measure/trace_json.h"
+#include "util.h"
+
+#define MAX_US 9.2e15   /* ts and dur in microseconds; as ns they must fit below 2^63 */
+
+typedef struct { char *p; size_t n, cap; } Buf;
+
+static void put(Buf *b, const char *s, size_t n) {
+    if (b->n + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 4096;
+        while (b->n + n + 1 > cap) cap *= 2;
+        char *grown = realloc(b->p, cap);
+        if (!grown) die("trace: out of host memory at %zu bytes of one JSON value", cap);
+        b->p = grown;
+        b->cap = cap;
+    }
+    memcpy(b->p + b->n, s, n);
+    b->n += n;
+    b->p[b->n] = 0;
+}
+
+/* A cpu_op of a torch trace: its "External id" (a kernel's points at the innermost op that
+ * launched it) and, once resolved, the outermost op around it. */
+typedef struct { uint64_t ext, start, end; uint32_t tid; int range, outer; } OpRef;
+typedef struct { long number; int gpu; uint64_t start, end; } StepMark;
+
+enum { DOC, EVENTS, EVENT };                              /* where the next byte falls */
+enum { WANT_EVENT_OR_END, WANT_EVENT, WANT_COMMA_OR_END };  /* inside the events array */
+
+typedef struct {
+    TraceJson *tj;
+    int where, state;
+    Buf skel, ev;
+    int top;                 /* the document's first character, '{' or '[' */
+    int depth, in_str, esc;  /* of the skeleton */
+    int want_key, in_key, key_is_events, value_of_events;
+    char key[16];
+    size_t nkey;
+    int found;               /* an events array was seen */
+    int ev_depth, ev_str, ev_esc;
+    size_t pos, ev_pos;      /* bytes read; where the current event began */
+    OpRef *ops; int nops, capops;
+    StepMark *marks; int nmarks, capmarks;
+    char *err; size_t cap; int failed;
+} Reader;
+
+static void fail(Reader *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void fail(Reader *r, const char *fmt, ...) {
+    if (r->failed) return;
+    r->failed = 1;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->err, r->cap, fmt, ap);
+    va_end(ap);
+}
+
+/* Up to 40 characters of text around `at` (where cJSON stopped), on one line. */
+static const char *near(const char *text, size_t len, const char *at, char out[48]) {
+    const char *from = at && at >= text && at <= text + len ? (at - text > 20 ? at - 20 : text) : text;
+    size_t n = 0;
+    for (; from < text + len && n < 40; from++) out[n++] = isprint((unsigned char)*from) ? *from : ' ';
+    out[n] = 0;
+    return out;
+}
+
+/* A character for an error message: itself when printable, else \xNN. */
+static const char *shown(int c, char buf[8]) {
+    if (isprint(c)) snprintf(buf, 8, "%c", c);
+    else snprintf(buf, 8, "\\x%02x", c & 0xff);
+    return buf;
+}
+
+/* ---- one event -> one record --------------------------------------------------------- */
+
+enum { K_SKIP, K_KERNEL, K_API, K_OP, K_RANGE, K_GPU_RANGE };
+
+static int kind_of(const char *ph, const char *cat) {
+    static const struct { const char *cat; int kind; } kinds[] = {
+        {"kernel", K_KERNEL}, {"cuda_runtime", K_API}, {"cuda_driver", K_API}, {"runtime", K_API},
+        {"cpu_op", K_OP}, {"operator", K_OP},   /* "runtime", "operator": older Kineto */
+        {"user_annotation", K_RANGE}, {"gpu_user_annotation", K_GPU_RANGE},
+    };
+    if (!ph || strcmp(ph, "X") != 0 || !cat) return K_SKIP;
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+        if (strcasecmp(cat, kinds[i].cat) == 0) return kinds[i].kind;
+    return K_SKIP;
+}
+
+static void count_skip(TraceJson *tj, const char *ph, const char *cat) {
+    char kind[32];
+    snprintf(kind, sizeof kind, "%s%s", cat ? "" : "ph=", cat ? cat : ph ? ph : "?");
+    tj->skipped++;
+    for (int i = 0; i < tj->nskip; i++)
+        if (strcmp(tj->skip[i].kind, kind) == 0) { tj->skip[i].n++; return; }
+    if (tj->nskip < (int)(sizeof tj->skip / sizeof tj->skip[0])) {
+        snprintf(tj->skip[tj->nskip].kind, sizeof tj->skip[0].kind, "%s", kind);
+        tj->skip[tj->nskip++].n = 1;
+    }
+}
+
+/* A number field in [lo, hi], or NAN. */
+static double num(const cJSON *o, const char *key, double lo, double hi) {
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    return cJSON_IsNumber(v) && v->valuedouble >= lo && v->valuedouble <= hi ? v->valuedouble : NAN;
+}
+static double num_or(const cJSON *o, const char *key, double lo, double hi, double dflt) {
+    double v = num(o, key, lo, hi);
+    return isnan(v) ? dflt : v;
+}
+
+/* "ProfilerStep#N" -> N >= 0, else -1. */
+static long step_number(const char *name) {
+    if (strncmp(name, "ProfilerStep#", 13) != 0 || !isdigit((unsigned char)name[13])) return -1;
+    char *end;
+    errno = 0;
+    long n = strtol(name + 13, &end, 10);
+    return *end || errno ? -1 : n;
+}
+
+static void add_mark(Reader *r, long number, int gpu, uint64_t start, uint64_t end) {
+    if (r->nmarks == r->capmarks) {
+        r->capmarks = r->capmarks ? 2 * r->capmarks : 64;
+        StepMark *grown = realloc(r->marks, sizeof(StepMark) * (size_t)r->capmarks);
+        if (!grown) die("trace: out of host memory at %d ProfilerStep ranges", r->nmarks);
+        r->marks = grown;
+    }
+    r->marks[r->nmarks++] = (StepMark){number, gpu, start, end};
+}
+
+static void add_op(Reader *r, uint64_t ext, uint64_t start, uint64_t end, uint32_t tid, int range) {
+    if (r->nops == r->capops) {
+        r->capops = r->capops ? 2 * r->capops : 4096;
+        OpRef *grown = realloc(r->ops, sizeof(OpRef) * (size_t)r->capops);
+        if (!grown) die("trace: out of host memory at %d cpu_op events", r->nops);
+        r->ops = grown;
+    }
+    r->ops[r->nops++] = (OpRef){ext, start, end, tid, range, range};
+}
+
+static void event(Reader *r, const char *text, size_t len) {
+    TraceJson *tj = r->tj;
+    long index = tj->events++;
+    cJSON *e = cJSON_ParseWithLengthOpts(text, len + 1, NULL, 1);   /* + its NUL */
+    if (!e) {
+        char snippet[48];
+        fail(r, "traceEvents[%ld] (byte %zu) is not valid JSON near \"%s\"", index, r->ev_pos,
+             near(text, len, cJSON_GetErrorPtr(), snippet));
+        return;
+    }
+    const char *ph = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "ph"));
+    const char *cat = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "cat"));
+    const char *name = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "name"));
+    const cJSON *args = cJSON_GetObjectItemCaseSensitive(e, "args");
+    int kind = kind_of(ph, cat);
+    double ts = num(e, "ts", 0, MAX_US), dur = num(e, "dur", 0, MAX_US);
+    double corr = num(args, "correlation", 0, 4294967295.0);
+    const char *missing = !name ? "\"name\" (a string)"
+                        : isnan(ts) ? "\"ts\" (microseconds, a number from 0 to 9.2e15)"
+                        : isnan(dur) ? "\"dur\" (microseconds, a number from 0 to 9.2e15)"
+                        : (kind == K_KERNEL || kind == K_API) && isnan(corr) ? "\"args\": {\"correlation\": id} (the launch's id)"
+                        : NULL;
+    if (kind == K_SKIP) count_skip(tj, ph, cat);
+    else if (missing) fail(r, "traceEvents[%ld] (byte %zu, cat \"%s\") has no valid %s", index, r->ev_pos, cat, missing);
+    else {
+        uint64_t start = (uint64_t)llround(ts * 1e3), end = start + (uint64_t)llround(dur * 1e3);
+        uint32_t tid = (uint32_t)num_or(e, "tid", 0, 4294967295.0, 0);
+        uint64_t ext = (uint64_t)num_or(args, "External id", 0, 9007199254740992.0, 0);
+        long step = kind == K_RANGE || kind == K_GPU_RANGE ? step_number(name) : -1;
+        if (kind == K_KERNEL) {
+            const char *part = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(args, "part"));
+            TKernel k = {start, end, (uint32_t)corr, (uint32_t)num_or(args, "stream", 0, 4294967295.0, tid),
+                         (uint32_t)num_or(args, "device", 0, 4294967295.0, num_or(e, "pid", 0, 4294967295.0, 0)),
+                         ext, -1, -1, 0, name};
+            if (part) {   /* the kit's own trace: the launch path's tag */
+                k.part = part_from_name(part) < 0 ? P_OTHER : part_from_name(part);
+                k.layer = (int)num_or(args, "layer", -1, 255, -1);
+                k.is_gemm = part_is_gemm((Part)k.part);
+            }             /* a torch trace: part -1 until its op is known (resolve_parts) */
+            trace_add_kernel(&tj->t, &k);
+        } else if (kind == K_API) {
+            TApi a = {start, end, (uint32_t)corr, tid, (int)num_or(args, "cbid", 0, 1e9, 0), name};
+            trace_add_api(&tj->t, &a);
+        } else if (step >= 0) {
+            add_mark(r, step, kind == K_GPU_RANGE, start, end);
+        } else if (kind != K_GPU_RANGE) {   /* other GPU-side annotations carry nothing used here */
+            TRange rg = {start, end, tid, name};
+            if (kind == K_OP) {
+                add_op(r, ext, start, end, tid, tj->t.nnvtx);
+                tj->cpu_ops++;
+            }
+            trace_add_nvtx(&tj->t, &rg);
+        }
+    }
+    cJSON_Delete(e);
+}
+
+/* ---- the scanner ---------------------------------------------------------------------- */
+
+static void skel_byte(Reader *r, int c) {
+    char ch = (char)c;
+    if (r->in_str) {
+        put(&r->skel, &ch, 1);
+        if (r->esc) r->esc = 0;
+        else if (c == '\\') r->esc = 1;
+        else if (c == '"') {
+            r->in_str = 0;
+            if (r->in_key) r->key_is_events = r->nkey == 11 && memcmp(r->key, "traceEvents", 11) == 0;
+            r->in_key = 0;
+        } else if (r->in_key && r->nkey < sizeof r->key) r->key[r->nkey++] = ch;
+        return;
+    }
+    if (isspace(c)) return;
+    if (!r->top) {
+        if (c != '{' && c != '[') {
+            char b[8];
+            fail(r, "it starts with '%s', not with '{' or '[': not a JSON trace", shown(c, b));
+            return;
+        }
+        r->top = c;
+    }
+    int open_events = c == '[' && ((r->depth == 0 && r->top == '[') || (r->depth == 1 && r->value_of_events));
+    put(&r->skel, &ch, 1);
+    r->value_of_events = 0;
+    if (open_events) {
+        r->where = EVENTS;
+        r->state = WANT_EVENT_OR_END;
+        r->found = 1;
+        r->depth++;
+        return;
+    }
+    switch (c) {
+    case '"':
+        r->in_str = 1;
+        r->in_key = r->depth == 1 && r->top == '{' && r->want_key;
+        r->nkey = 0;
+        r->want_key = 0;
+        break;
+    case '{': case '[':
+        r->depth++;
+        r->want_key = r->depth == 1;
+        break;
+    case '}': case ']':
+        if (--r->depth < 0) fail(r, "an unmatched '%c' at byte %zu: not valid JSON", c, r->pos);
+        break;
+    case ':':
+        r->value_of_events = r->depth == 1 && r->key_is_events;
+        r->key_is_events = 0;
+        break;
+    case ',':
+        r->want_key = r->depth == 1;
+        break;
+    }
+}
+
+static void events_byte(Reader *r, int c) {
+    char b[8];
+    if (isspace(c)) return;
+    if (c == '{' && r->state != WANT_COMMA_OR_END) {
+        r->where = EVENT;
+        r->ev.n = 0;
+        r->ev_depth = r->ev_str = r->ev_esc = 0;
+        r->ev_pos = r->pos;
+    } else if (c == ',' && r->state == WANT_COMMA_OR_END) {
+        r->state = WANT_EVENT;
+    } else if (c == ']' && r->state != WANT_EVENT) {
+        put(&r->skel, "]", 1);
+        r->depth--;
+        r->where = DOC;
+    } else if (r->state == WANT_COMMA_OR_END) {
+        fail(r, "traceEvents: '%s' at byte %zu after event %ld, where ',' or ']' belongs", shown(c, b), r->pos,
+             r->tj->events - 1);
+    } else {
+        fail(r, "traceEvents[%ld] (byte %zu) is not an event object but starts with '%s'", r->tj->events, r->pos,
+             shown(c, b));
+    }
+}
+
+/* Bytes of one event from s[0..n): returns how many belong to it (all, or up to its '}'). */
+static size_t event_bytes(Reader *r, const char *s, size_t n) {
+    size_t i = 0;
+    for (; i < n; i++) {
+        char c = s[i];
+        if (r->ev_str) {
+            if (r->ev_esc) r->ev_esc = 0;
+            else if (c == '\\') r->ev_esc = 1;
+            else if (c == '"') r->ev_str = 0;
+        } else if (c == '"') r->ev_str = 1;
+        else if (c == '{' || c == '[') r->ev_depth++;
+        else if ((c == '}' || c == ']') && --r->ev_depth == 0) { i++; break; }
+    }
+    put(&r->ev, s, i);
+    if (r->ev_depth == 0) {
+        event(r, r->ev.p, r->ev.n);
+        r->where = EVENTS;
+        r->state = WANT_COMMA_OR_END;
+    }
+    return i;
+}
+
+static void feed(Reader *r, const char *s, size_t n) {
+    size_t i = 0;
+    while (i < n && !r->failed) {
+        if (r->where == EVENT) {
+            size_t used = event_bytes(r, s + i, n - i);
+            i += used;
+            r->pos += used;
+            continue;
+        }
+        int c = (unsigned char)s[i];
+        if (r->where == DOC) skel_byte(r, c);
+        else events_byte(r, c);
+        if (r->where != EVENT) { i++; r->pos++; }   /* an event's '{' is its own first byte */
+    }
+}
+
+/* ---- the end: check the rest, join kernels to their ops, sort ------------------------- */
+
+static int by_thread_then_start(const void *a, const void *b) {
+    const OpRef *x = a, *y = b;
+    if (x->tid != y->tid) return x->tid < y->tid ? -1 : 1;
+    if (x->start != y->start) return x->start < y->start ? -1 : 1;
+    if (x->end != y->end) return x->end > y->end ? -1 : 1;   /* the outer op first */
+    return x->range - y->range;
+}
+static int by_ext(const void *a, const void *b) {
+    const OpRef *x = a, *y = b;
+    return x->ext != y->ext ? (x->ext < y->ext ? -1 : 1) : x->range - y->range;
+}
+
+/* Each torch kernel's part: from the outermost cpu_op around the op whose "External id" it
+ * carries (aten::linear around aten::mm). Ops nest per thread: a stack in start order. */
+static void resolve_parts(Reader *r) {
+    Trace *t = &r->tj->t;
+    if (r->nops > 1) qsort(r->ops, r->nops, sizeof(OpRef), by_thread_then_start);
+    int *stack = xmalloc(sizeof(int) * (size_t)(r->nops + 1)), ns = 0;
+    for (int i = 0; i < r->nops; i++) {
+        if (i > 0 && r->ops[i].tid != r->ops[i - 1].tid) ns = 0;
+        while (ns > 0 && r->ops[stack[ns - 1]].end <= r->ops[i].start) ns--;
+        if (ns > 0) r->ops[i].outer = r->ops[stack[0]].outer;
+        stack[ns++] = i;
+    }
+    free(stack);
+    if (r->nops > 1) qsort(r->ops, r->nops, sizeof(OpRef), by_ext);
+    for (int i = 0; i < t->nk; i++) {
+        TKernel *k = &t->k[i];
+        if (k->part >= 0) continue;
+        int lo = 0, hi = r->nops;
+        while (lo < hi) {
+            int mid = (lo + hi) / 2;
+            if (r->ops[mid].ext < k->ext) lo = mid + 1; else hi = mid;
+        }
+        if (k->ext && lo < r->nops && r->ops[lo].ext == k->ext) {
+            k->part = part_from_op_name(t->nvtx[r->ops[lo].outer].name);
+            k->is_gemm = part_is_gemm((Part)k->part);
+        } else {
+            k->ext = 0;          /* no op: the kernel's own name decides (trace_kernel_part) */
+            k->part = P_OTHER;
+        }
+    }
+}
+
+static int kernel_by_start(const void *a, const void *b) {
+    const TKernel *x = a, *y = b;
+    return x->start != y->start ? (x->start < y->start ? -1 : 1) : (x->end > y->end) - (x->end < y->end);
+}
+static int api_by_start(const void *a, const void *b) {
+    const TApi *x = a, *y = b;
+    return (x->start > y->start) - (x->start < y->start);
+}
+static int range_by_start(const void *a, const void *b) {
+    const TRange *x = a, *y = b;
+    return (x->start > y->start) - (x->start < y->start);
+}
+static int mark_by_number(const void *a, const void *b) {
+    const StepMark *x = a, *y = b;
+    return (x->number > y->number) - (x->number < y->number);
+}
+
+/* ProfilerStep ranges -> steps: one per number, each side the union of its ranges. */
+static void make_steps(Reader *r) {
+    TraceJson *tj = r->tj;
+    if (r->nmarks > 1) qsort(r->marks, r->nmarks, sizeof(StepMark), mark_by_number);
+    tj->steps = xcalloc((size_t)r->nmarks + 1, sizeof(TraceStep));
+    for (int i = 0; i < r->nmarks; i++) {
+        const StepMark *m = &r->marks[i];
+        if (!tj->nsteps || tj->steps[tj->nsteps - 1].number != m->number)
+            tj->steps[tj->nsteps++] = (TraceStep){.number = m->number};
+        TraceStep *s = &tj->steps[tj->nsteps - 1];
+        uint64_t *a = m->gpu ? &s->gpu0 : &s->cpu0, *b = m->gpu ? &s->gpu1 : &s->cpu1;
+        int *has = m->gpu ? &s->has_gpu : &s->has_cpu;
+        if (!*has || m->start < *a) *a = m->start;
+        if (!*has || m->end > *b) *b = m->end;
+        *has = 1;
+    }
+}
+
+static int finish(Reader *r) {
+    TraceJson *tj = r->tj;
+    if (!r->failed) {
+        if (r->where == EVENT) fail(r, "the file ends inside traceEvents[%ld], which began at byte %zu: it is cut short", tj->events, r->ev_pos);
+        else if (r->where == EVENTS) fail(r, "the file ends inside traceEvents, after %ld events: it is cut short", tj->events);
+        else if (!r->top) fail(r, "the file holds no JSON at all (%s)", r->pos ? "only whitespace" : "it is empty");
+        else if (r->in_str || r->depth > 0) fail(r, "the file ends before its JSON does (at byte %zu): it is cut short", r->pos);
+    }
+    if (!r->failed) {
+        cJSON *doc = cJSON_ParseWithLengthOpts(r->skel.p, r->skel.n + 1, NULL, 1);
+        char snippet[48];
+        if (!doc) fail(r, "the JSON around traceEvents is not valid, near \"%s\" (whitespace left out)",
+                       near(r->skel.p, r->skel.n, cJSON_GetErrorPtr(), snippet));
+        cJSON_Delete(doc);
+    }
+    if (!r->failed && !r->found) fail(r, "there is no \"traceEvents\" array: not a Chrome trace (torch.profiler's export_chrome_trace writes one)");
+    if (!r->failed && !tj->t.nk)
+        fail(r, "there are no GPU kernel events (cat \"kernel\") among its %ld events: profile with "
+                "activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]", tj->events);
+    if (!r->failed) {
+        resolve_parts(r);
+        make_steps(r);
+        if (tj->t.nk > 1) qsort(tj->t.k, tj->t.nk, sizeof(TKernel), kernel_by_start);
+        if (tj->t.napi > 1) qsort(tj->t.api, tj->t.napi, sizeof(TApi), api_by_start);
+        if (tj->t.nnvtx > 1) qsort(tj->t.nvtx, tj->t.nnvtx, sizeof(TRange), range_by_start);
+    }
+    free(r->skel.p); free(r->ev.p); free(r->ops); free(r->marks);
+    if (r->failed) trace_json_free(tj);
+    return r->failed ? -1 : 0;
+}
+
+static Reader begin(TraceJson *tj, char *err, size_t cap) {
+    memset(tj, 0, sizeof *tj);
+    if (cap) err[0] = 0;
+    return (Reader){.tj = tj, .err = err, .cap = cap};
+}
+
+int trace_json_parse(const char *bytes, size_t len, TraceJson *tj, char *err, size_t cap) {
+    Reader r = begin(tj, err, cap);
+    feed(&r, bytes, len);
+    return finish(&r);
+}
+
+int trace_json_read(const char *path, TraceJson *tj, char *err, size_t cap) {
+    char why[400];
+    Reader r = begin(tj, why, sizeof why);
+    gzFile f = file_exists(path) ? gzopen(path, "rb") : NULL;
+    if (!f) {
+        memset(tj, 0, sizeof *tj);
+        snprintf(err, cap, "%s: no such file, or not a regular file (give a trace from torch.profiler's "
+                           "export_chrome_trace, or the kit's results/trace_*.json)", path);
+        return -1;
+    }
+    gzbuffer(f, 1 << 20);
+    char *chunk = xmalloc(1 << 20);
+    int n;
+    while (!r.failed && (n = gzread(f, chunk, 1 << 20)) > 0) feed(&r, chunk, (size_t)n);
+    int zerr;
+    gzerror(f, &zerr);
+    if (!r.failed && zerr != Z_OK)
+        fail(&r, "cannot be read: %s", zerr == Z_ERRNO ? strerror(errno)
+                                       : zerr == Z_BUF_ERROR ? "its gzip data ends early (the .gz file is cut short)"
+                                       : "its gzip data is damaged");
+    free(chunk);
+    gzclose(f);
+    int rc = finish(&r);
+    if (rc) snprintf(err, cap, "%s: %s", path, why);
+    return rc;
+}
+
+void trace_json_free(TraceJson *tj) {
+    trace_free(&tj->t);
+    free(tj->steps);
+    memset(tj, 0, sizeof *tj);
+}

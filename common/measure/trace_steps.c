@@ -1,0 +1,192 @@
+/* trace_stats: per-step numbers of a Chrome trace and their medians (trace_stats.h). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "measure/profile_table.h"
+#include "measure/stats.h"
+#include "measure/trace_steps.h"
+#include "util.h"
+
+static const char *const keys[TS_COUNT] = {
+    "kernels", "launches", "linear", "busy", "span_us", "gpu_us", "gaps", "gap_median_us",
+    "gap_p90_us", "host_bound", "host_bound_gaps", "cpu_per_launch_us", "launch_call_us", "dispatch_us",
+};
+const char *trace_stat_key(TraceStat s) { return s >= 0 && s < TS_COUNT ? keys[s] : "?"; }
+
+/* ---- a step's records, as a view into the sorted arrays ------------------------------- */
+
+/* TKernel, TApi and TRange all begin with their uint64_t start: the first index with
+ * start >= x in an array of n records of `size` bytes sorted by start. */
+static int first_from(const void *base, int n, size_t size, uint64_t x) {
+    int lo = 0, hi = n;
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        if (*(const uint64_t *)((const char *)base + (size_t)mid * size) < x) lo = mid + 1; else hi = mid;
+    }
+    return lo;
+}
+static int first_after(const void *base, int n, size_t size, uint64_t x) {
+    return x == UINT64_MAX ? n : first_from(base, n, size, x + 1);
+}
+
+typedef struct { uint32_t corr; uint64_t start; } CallStart;
+static int by_corr(const void *a, const void *b) {
+    const CallStart *x = a, *y = b;
+    return (x->corr > y->corr) - (x->corr < y->corr);
+}
+static uint64_t call_start(const CallStart *v, int n, uint32_t corr, uint64_t none) {
+    int lo = 0, hi = n;
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        if (v[mid].corr < corr) lo = mid + 1; else hi = mid;
+    }
+    return lo < n && v[lo].corr == corr ? v[lo].start : none;
+}
+
+/* The kernels starting in [g0, g1]; the API calls from [h0, h1] and back to the earliest
+ * launch of those kernels (for the joins); the host's ranges in [h0, h1]. Each step reads
+ * its own slice: no pass over the whole trace per step. */
+static Trace view(const Trace *t, const CallStart *calls, uint64_t g0, uint64_t g1, uint64_t h0, uint64_t h1) {
+    Trace v = {0};
+    int k0 = first_from(t->k, t->nk, sizeof(TKernel), g0), k1 = first_after(t->k, t->nk, sizeof(TKernel), g1);
+    uint64_t a0 = h0, a1 = h1 > g1 ? h1 : g1;
+    for (int i = k0; i < k1; i++) {
+        uint64_t s = call_start(calls, t->napi, t->k[i].corr, a0);
+        if (s < a0) a0 = s;
+    }
+    int i0 = first_from(t->api, t->napi, sizeof(TApi), a0), i1 = first_after(t->api, t->napi, sizeof(TApi), a1);
+    int r0 = first_from(t->nvtx, t->nnvtx, sizeof(TRange), h0), r1 = first_after(t->nvtx, t->nnvtx, sizeof(TRange), h1);
+    v.nk = k1 - k0;        v.k = v.nk ? t->k + k0 : NULL;
+    v.napi = i1 - i0;      v.api = v.napi ? t->api + i0 : NULL;
+    v.nnvtx = r1 - r0;     v.nvtx = v.nnvtx ? t->nvtx + r0 : NULL;
+    return v;
+}
+
+/* ---- the top kernels over all steps ---------------------------------------------------- */
+
+typedef struct { const char *name; double total_ns; int calls; unsigned parts; } NameSum;
+typedef struct { NameSum *v; int n, cap; } NameSums;
+
+static void add_names(NameSums *s, const TraceWindow *w, const ProfRow *rows) {
+    for (int i = 0; i < w->n_names; i++) {
+        if (s->n == s->cap) {
+            s->cap = s->cap ? 2 * s->cap : 256;
+            NameSum *grown = realloc(s->v, sizeof(NameSum) * (size_t)s->cap);
+            if (!grown) die("trace: out of host memory at %d kernel names", s->n);
+            s->v = grown;
+        }
+        s->v[s->n++] = (NameSum){w->names[i].name, w->names[i].total_ns, w->names[i].calls, rows[i].parts};
+    }
+}
+static int by_name(const void *a, const void *b) { return strcmp(((const NameSum *)a)->name, ((const NameSum *)b)->name); }
+static int by_total_desc(const void *a, const void *b) {
+    const NameSum *x = a, *y = b;
+    return x->total_ns != y->total_ns ? (x->total_ns > y->total_ns ? -1 : 1) : strcmp(x->name, y->name);
+}
+
+static void top_kernels(NameSums *s, TraceStats *out) {
+    if (s->n > 1) qsort(s->v, s->n, sizeof(NameSum), by_name);
+    int m = 0;
+    double all = 0;
+    for (int i = 0; i < s->n; i++) {
+        all += s->v[i].total_ns;
+        if (m && strcmp(s->v[m - 1].name, s->v[i].name) == 0) {
+            s->v[m - 1].total_ns += s->v[i].total_ns;
+            s->v[m - 1].calls += s->v[i].calls;
+            s->v[m - 1].parts |= s->v[i].parts;
+        } else s->v[m++] = s->v[i];
+    }
+    if (m > 1) qsort(s->v, m, sizeof(NameSum), by_total_desc);
+    for (out->ntop = 0; out->ntop < 3 && out->ntop < m; out->ntop++) {
+        TopKernel *k = &out->top[out->ntop];
+        const NameSum *n = &s->v[out->ntop];
+        kernel_short_name(n->name, k->name, sizeof k->name);
+        parts_label(n->parts, k->parts, sizeof k->parts);
+        k->share = all > 0 ? n->total_ns / all : NAN;
+        k->calls_per_step = (double)n->calls / out->nsteps;
+    }
+}
+
+/* ---- one window ------------------------------------------------------------------------- */
+
+static int count_named(const Trace *v, const char *a, const char *b) {
+    int n = 0;
+    for (int i = 0; i < v->nnvtx; i++)
+        n += v->nvtx[i].name && (strcmp(v->nvtx[i].name, a) == 0 || (b && strcmp(v->nvtx[i].name, b) == 0));
+    return n;
+}
+
+static void one_window(const Trace *t, const CallStart *calls, uint64_t g0, uint64_t g1, uint64_t h0, uint64_t h1,
+                       const char *linear_from, StepStats *st, NameSums *names) {
+    Trace v = view(t, calls, g0, g1, h0, h1);
+    TraceWindow w = trace_window_host(&v, g0, g1, h0, h1, 1);
+    double *x = st->v;
+    x[TS_KERNELS] = w.kernels;
+    x[TS_LAUNCHES] = w.launch_calls_per_step;
+    x[TS_LINEAR] = !strcmp(linear_from, "gemm_kernels") ? w.gemms_per_step
+                 : !strcmp(linear_from, "aten::linear") ? count_named(&v, "aten::linear", NULL)
+                 : count_named(&v, "aten::mm", "aten::addmm");
+    x[TS_BUSY] = w.busy_ratio;
+    x[TS_SPAN_US] = w.span_ns / 1e3;
+    x[TS_GPU_US] = w.busy_ns / 1e3;
+    x[TS_GAPS] = w.n_gaps;
+    x[TS_GAP_MEDIAN_US] = w.gap.median / 1e3;
+    x[TS_GAP_P90_US] = w.gap.p90 / 1e3;
+    x[TS_HOST_BOUND] = w.n_gaps ? w.host_wait_share : NAN;
+    x[TS_HOST_BOUND_GAPS] = w.n_gaps ? w.host_bound_share : NAN;
+    x[TS_CPU_PER_LAUNCH_US] = w.launch_interval_ns.median / 1e3;
+    x[TS_LAUNCH_CALL_US] = w.launch_api_ns.median / 1e3;
+    double beyond_call = x[TS_CPU_PER_LAUNCH_US] - x[TS_LAUNCH_CALL_US];
+    x[TS_DISPATCH_US] = isnan(beyond_call) ? NAN : beyond_call > 0 ? beyond_call : 0;
+    ProfRow *rows = profile_rows(&v, &w, g0, g1, NULL);
+    add_names(names, &w, rows);
+    free(rows);
+    trace_window_free(&w);
+}
+
+TraceStats trace_stats(const TraceJson *tj) {
+    const Trace *t = &tj->t;
+    TraceStats s = {.nsteps = tj->nsteps ? tj->nsteps : 1};
+    s.step = xcalloc((size_t)s.nsteps, sizeof(StepStats));
+    s.linear_from = !tj->cpu_ops ? "gemm_kernels" : "aten::mm+aten::addmm";
+    for (int i = 0; i < t->nnvtx && tj->cpu_ops; i++)
+        if (t->nvtx[i].name && !strcmp(t->nvtx[i].name, "aten::linear")) { s.linear_from = "aten::linear"; break; }
+
+    CallStart *calls = xmalloc(sizeof(CallStart) * (size_t)(t->napi + 1));
+    for (int i = 0; i < t->napi; i++) calls[i] = (CallStart){t->api[i].corr, t->api[i].start};
+    qsort(calls, t->napi, sizeof(CallStart), by_corr);
+    NameSums names = {0};
+    int on_gpu = 0;
+    for (int i = 0; i < tj->nsteps; i++) {
+        const TraceStep *p = &tj->steps[i];
+        uint64_t g0 = p->has_gpu ? p->gpu0 : p->cpu0, g1 = p->has_gpu ? p->gpu1 : p->cpu1;
+        uint64_t h0 = p->has_cpu ? p->cpu0 : p->gpu0, h1 = p->has_cpu ? p->cpu1 : p->gpu1;
+        on_gpu += p->has_gpu;
+        s.step[i].number = p->number;
+        one_window(t, calls, g0, g1, h0, h1, s.linear_from, &s.step[i], &names);
+    }
+    if (!tj->nsteps) {
+        s.step[0].number = -1;
+        one_window(t, calls, 0, UINT64_MAX, 0, UINT64_MAX, s.linear_from, &s.step[0], &names);
+    }
+    s.windows = !tj->nsteps ? "whole_trace" : on_gpu == tj->nsteps ? "gpu_user_annotation"
+              : on_gpu == 0 ? "user_annotation" : "mixed";
+
+    double *v = xmalloc(sizeof(double) * (size_t)s.nsteps);
+    for (int k = 0; k < TS_COUNT; k++) {
+        int n = 0;
+        for (int i = 0; i < s.nsteps; i++)
+            if (!isnan(s.step[i].v[k])) v[n++] = s.step[i].v[k];
+        s.median[k] = median_of(v, n);
+    }
+    free(v);
+    top_kernels(&names, &s);
+    free(names.v);
+    free(calls);
+    return s;
+}
+
+void trace_stats_free(TraceStats *s) {
+    free(s->step);
+    memset(s, 0, sizeof *s);
+}
