@@ -89,8 +89,8 @@ typedef struct { const char *name; int in, out; } Linear;
 static int linears(const Config *c, Linear *L) {
     int q = c->n_heads * c->head_dim, kv = c->n_kv_heads * c->head_dim;
     Linear all[] = {{"q", c->dim, q},          {"k", c->dim, kv},      {"v", c->dim, kv},
-                    {"o", q, c->dim},          {"gate", c->dim, c->hidden}, {"up", c->dim, c->hidden},
-                    {"down", c->hidden, c->dim}, {"lm_head", c->dim, c->vocab}};
+                    {"o", q, c->dim},          {"gate", c->dim, c->ffn_dim}, {"up", c->dim, c->ffn_dim},
+                    {"down", c->ffn_dim, c->dim}, {"lm_head", c->dim, c->vocab}};
     memcpy(L, all, sizeof all);
     return (int)(sizeof all / sizeof all[0]);
 }

@@ -14,7 +14,7 @@
  *      is queued, the host time of a device-to-host cudaMemcpy (the .item() of C), of
  *      cudaMalloc and cudaFree, and of waiting on the legacy default stream vs on a
  *      non-blocking stream.
- *   4. bench() (common/bench.cu, the lesson's bench()) with and without the synchronize
+ *   4. bench() (common/measure/timer.cu, the lesson's bench()) with and without the synchronize
  *      between the warm-up and the first sample (self-test 1).
  *   5. CUDA events against the wall clock for the same work: they measure different
  *      intervals, and the difference is the host's part (mistake #5).

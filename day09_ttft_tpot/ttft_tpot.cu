@@ -70,7 +70,7 @@
  *   int8 (section 7)    floor: 1.167 GB of int8 weights (linear layers 1 byte + a scale per row,
  *                       embedding fp16): H200 0.242 ms; T4 (theory) 6.9 -> 3.65 ms. step_gb_int8 =
  *                       0.50 x step_gb (1.04 of 2.07 GB), step_gb_int8_unfused 2.5 x (5.17 GB).
- *                       H200, one bench run (tests/gpu/PERF_LOG.md, v23): unfused graph 1.72 ms,
+ *                       H200, one bench run (docs/PERF_LOG.md, v23): unfused graph 1.72 ms,
  *                       twice fp16's 0.85; fused graph 0.75 ms, 11% faster than fp16 and 1.64x the
  *                       16-bit floor of 0.457: the bytes halve, the 2-4 us each kernel costs
  *                       beyond its bytes does not
@@ -396,7 +396,7 @@ int main(int argc, char **argv) {
     /* ---- 6. Prefill across the ridge (self-test 2). Intensity = 2 x params x tokens FLOP
      * over 2 x params bytes = tokens, whatever the model. Below the ridge the weights' bytes
      * bound the prefill, above it the FLOPs. GPU time by events; attention FLOPs left out.
-     * (The kit prefills at most 512 tokens a pass, common/gpu_model.cu, so a longer prompt
+     * (The kit prefills at most 512 tokens a pass, common/gpu/gpu_model.cu, so a longer prompt
      * reads the weights once per pass: still far above the ridge.) */
     printf("\n## 6. prefill sweep: arithmetic intensity vs this GPU's ridge (%.0f FLOP/byte)\n", g.ridge);
     char note[128];
@@ -435,7 +435,7 @@ int main(int argc, char **argv) {
                last_n, last);
     /* ---- 7. The loop's last rung: read fewer bytes. Once the graph has taken the launches
      * away (section 4), what is left is mostly reading the weights, so the next hypothesis is
-     * fewer bytes per weight: int8, a scale per output row (common/gpu_model.h). The lesson
+     * fewer bytes per weight: int8, a scale per output row (common/gpu/gpu_model.h). The lesson
      * (gpt-fast) has both outcomes: compiled, int8 went past the 16-bit floor; without
      * compilation it was slower than 16-bit, because each layer's weights were turned back
      * into 16-bit before the matmul. The kit runs both: int8_unfused writes each layer back to
@@ -511,7 +511,7 @@ int main(int argc, char **argv) {
      * step, but its step is still 113 kernels, and each one's work waits for the whole of the
      * one before it (under PDL its start-up overlaps, its work does not). Persistent mode runs the
      * whole step as one kernel resident on every SM, each block waiting only for the tiles it
-     * reads (common/kernels_persistent.cu): no kernel boundary inside a step. It is not one of the
+     * reads (common/kernels/persistent.cu): no kernel boundary inside a step. It is not one of the
      * lesson's four modes, and it does not run everywhere: gpu_mode_refusal says why not (not
      * sm_90 code, the T4 switch, more rows than it takes), and then this section prints that
      * sentence, writes it to rows.tsv as persistent_not_run (day12 shows it) and no TPOT. Where

@@ -3,7 +3,7 @@
  *   bin/check_answers answers/claims.tsv results/rows.tsv [--mine FILE]
  *
  * claims.tsv holds one claim a line: question <TAB> expression <TAB> sentence; the
- * expressions are a tiny language over the rows (common/claims.h), e.g.
+ * expressions are a tiny language over the rows (common/report/claims.h), e.g.
  *
  *   day07.first_generate_ms >= 2 * day07.warm_generate_ms
  *   day08.matmul_nosync_tflops > theory(day08.matmul_nosync_tflops)

@@ -1,4 +1,4 @@
-/* tokenize: text -> Llama token ids, or ids -> text, with common/tokenizer.c (which encodes and
+/* tokenize: text -> Llama token ids, or ids -> text, with common/model/tokenizer.c (which encodes and
  * decodes exactly as Hugging Face tokenizers does).
  *   bin/tokenize --tokenizer FILE [--no-bos] -- TEXT      prints ids=1,15043,3186,29991
  *   bin/tokenize --tokenizer FILE --decode -- IDS         prints the text

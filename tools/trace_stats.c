@@ -5,7 +5,7 @@
  * FILE is what torch.profiler's export_chrome_trace wrote (Kineto's JSON, gzipped or not;
  * README.md has the Colab cell that makes one), or one of the kit's own
  * results/trace_*.json. The numbers are the ones day10 and day11 print for the kit's C
- * engine, with the same definitions and the same code (common/trace.c's window analysis),
+ * engine, with the same definitions and the same code (common/measure/trace.c's window analysis),
  * so the two can sit side by side:
  *   - one line per ProfilerStep (step=N ...), then the median over the steps, one key a
  *     line: kernels, launches (launch calls), linear (aten::linear ops), busy (0..1),
@@ -18,7 +18,7 @@
  *   - dispatch_us: the host time per launch beyond the launch call itself. Pass it to the
  *     kit (bin/tinyllama --dispatch-us N, the busy-wait day11 uses) to emulate this run's
  *     Python + dispatcher cost on the C engine.
- * Definitions in full: common/trace_stats.h. --rows also writes them to results/rows.tsv
+ * Definitions in full: common/measure/trace_steps.h. --rows also writes them to results/rows.tsv
  * (day "trace", keys trace_*), and day12's report shows them beside the kit's values.
  *
  * Bad input (not JSON, cut short, an event without ts/dur/correlation, no kernels) is one

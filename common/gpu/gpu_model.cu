@@ -1,5 +1,5 @@
 /* gpu_model: TinyLlama on the GPU in fp16 - the KV cache, prefill, the decode step in its
- * four modes, CUDA graphs, generate. The kernels are in kernels*.cu, the weights in
+ * four modes, CUDA graphs, generate. The kernels are in ../kernels/, the weights in
  * gpu_weights.cu.
  *
  * Three ways through one decode step (B rows, row r's next token at position pos[r]):
@@ -54,7 +54,7 @@ struct GpuModel {
     int *counter, *gemv_counter;
     int *d_ids, *d_row, *d_tpos;   /* prefill, per token: id, row, position */
     int *d_rowid;                  /* 0, 1, ..., max_batch - 1 */
-    cudaGraphExec_t graph[2][65];  /* [graph, graph_eager][batch] */
+    cudaGraphExec_t graph[2][MODEL_MAX_BATCH + 1];  /* [graph, graph_eager][batch] */
     struct {                       /* the persistent step (allocated at its first use) */
         PersistLayer *layers;
         uint32_t *counters;
@@ -65,7 +65,7 @@ struct GpuModel {
         int smem[PERSIST_MAX_ROWS + 1], blocks;
         char why[PERSIST_MAX_ROWS + 1][256];   /* "" until asked; then "ok" or the refusal */
     } ps;
-    StepCounts counts[MODE_COUNT][65];
+    StepCounts counts[MODE_COUNT][MODEL_MAX_BATCH + 1];   /* [mode][batch] */
 };
 
 const char *mode_name(Mode m) {
@@ -140,9 +140,9 @@ static void forward_tokens(GpuModel *m, const int *ids, const int *row, const in
         attention(m, 0, l, m->qkv, qkvd, row, pos, T, 0, one_row);
         linear(m, P_O, l, "o_proj+residual", m->attn, T, qd, &L->wo, dim, m->hidden, 1.f);
         k_rmsnorm(m->st, 0, l, m->hidden, L->ffn_norm, m->xn, T, dim, c->norm_eps);
-        linear(m, P_GATE_UP, l, "gate_up_proj", m->xn, T, dim, &L->wgu, 2 * c->hidden, m->gu, 0.f);
-        k_silu_mul(m->st, l, m->gu, m->act, T, c->hidden);
-        linear(m, P_DOWN, l, "down_proj+residual", m->act, T, c->hidden, &L->wdown, dim, m->hidden, 1.f);
+        linear(m, P_GATE_UP, l, "gate_up_proj", m->xn, T, dim, &L->wgu, 2 * c->ffn_dim, m->gu, 0.f);
+        k_silu_mul(m->st, l, m->gu, m->act, T, c->ffn_dim);
+        linear(m, P_DOWN, l, "down_proj+residual", m->act, T, c->ffn_dim, &L->wdown, dim, m->hidden, 1.f);
     }
 }
 
@@ -156,7 +156,7 @@ static void rmsnorm_eager(GpuModel *m, int layer, const half *w, int B) {
 
 static void step_eager(GpuModel *m, int B) {
     const Config *c = &m->c;
-    const int dim = c->dim, qd = c->n_heads * c->head_dim, kvd = c->n_kv_heads * c->head_dim, H = c->hidden;
+    const int dim = c->dim, qd = c->n_heads * c->head_dim, kvd = c->n_kv_heads * c->head_dim, H = c->ffn_dim;
     half *q = m->qkv, *k = q + (long long)m->tok_cap * qd, *v = k + (long long)m->tok_cap * kvd;
     half *g = m->gu, *u = g + (long long)m->tok_cap * H;
     k_embed(m->st, 0, m->d_tok, m->w.embed, m->hidden, B, dim);                /* embed_tokens */
@@ -202,7 +202,7 @@ static void gemv(GpuModel *m, int pdl, Part p, int layer, int epi, const LinearW
 /* ---- the fused step ---- */
 static void step_fused(GpuModel *m, int B) {
     const Config *c = &m->c;
-    const int dim = c->dim, qd = c->n_heads * c->head_dim, H = c->hidden, pdl = m->pdl;
+    const int dim = c->dim, qd = c->n_heads * c->head_dim, H = c->ffn_dim, pdl = m->pdl;
     if (B > GEMV_MAX_ROWS) {                                 /* every row one token of the token path */
         forward_tokens(m, m->d_tok, m->d_rowid, m->d_pos, B, 0);
         k_rmsnorm(m->st, 0, -1, m->hidden, m->w.final_norm, m->xn, B, dim, c->norm_eps);
@@ -288,12 +288,12 @@ StepCounts gpu_step_counts(GpuModel *m, Mode mode) {
     return m->counts[mode][B];
 }
 
-/* ---- the persistent step (kernels_persistent.cu) ---- */
+/* ---- the persistent step (kernels/persistent.cu) ---- */
 static PersistArgs persist_args(GpuModel *m, int B) {
     const Config *c = &m->c;
     PersistArgs a = {};
     a.layers = m->ps.layers, a.n_layers = c->n_layers, a.dim = c->dim, a.qd = c->n_heads * c->head_dim;
-    a.kvd = c->n_kv_heads * c->head_dim, a.hidden = c->hidden, a.vocab = c->vocab, a.nh = c->n_heads;
+    a.kvd = c->n_kv_heads * c->head_dim, a.ffn_dim = c->ffn_dim, a.vocab = c->vocab, a.nh = c->n_heads;
     a.nkv = c->n_kv_heads, a.hd = c->head_dim, a.max_seq = m->max_seq, a.B = B, a.eps = c->norm_eps;
     a.kv_layer = m->kv_layer, a.embed = m->w.embed, a.final_norm = m->w.final_norm, a.lm_head = m->w.lm_head.h;
     a.cos_t = m->cos_t, a.sin_t = m->sin_t, a.h = m->hidden, a.q = m->qkv, a.attn = m->attn, a.act = m->act;
@@ -343,7 +343,7 @@ static void step_persistent(GpuModel *m, int B) {
         CUDA_CHECK(cudaMemcpy(m->ps.layers, h, sizeof *h * c->n_layers, cudaMemcpyHostToDevice));
         free(h);
         const long long n = persist_counter_count(c->n_layers, c->n_heads, c->n_kv_heads, c->n_heads * c->head_dim,
-                                                  c->hidden), tiles = (c->vocab + 15) / 16;
+                                                  c->ffn_dim), tiles = (c->vocab + 15) / 16;
         m->ps.counters = (uint32_t *)dalloc(sizeof(uint32_t) * n);
         CUDA_CHECK(cudaMemset(m->ps.counters, 0, sizeof(uint32_t) * n));
         m->ps.best_v = (float *)dalloc(sizeof(float) * PERSIST_MAX_ROWS * tiles);
@@ -557,18 +557,19 @@ GpuModel *gpu_model_open(const GpuModelOpts *o) {
     m->max_seq = o->max_seq > 0 ? o->max_seq : c->max_seq;
     m->quant = o->quant;
     if (m->quant < 0 || m->quant >= QUANT_COUNT) die("gpu_model_open: quant %d is not fp16, int8 or int8_unfused", (int)m->quant);
-    if (m->max_batch > 64) die("max_batch %d: this kit captures graphs for at most 64 rows", m->max_batch);
+    if (m->max_batch > MODEL_MAX_BATCH)
+        die("max_batch %d: this kit captures graphs for at most %d rows", m->max_batch, MODEL_MAX_BATCH);
     if (!attn_supported(c->n_heads, c->n_kv_heads, c->head_dim))
         die("config: %d heads / %d kv heads of head_dim %d are not supported (head_dim 16/32/64/128, at most 8 "
             "query heads per kv head)", c->n_heads, c->n_kv_heads, c->head_dim);
-    if (c->dim % 8 || c->hidden % 8 || c->head_dim % 16)
+    if (c->dim % 8 || c->ffn_dim % 8 || c->head_dim % 16)
         die("config: hidden_size %d and intermediate_size %d must be multiples of 8 and head_dim %d of 16 for "
-            "the fp16 kernels", c->dim, c->hidden, c->head_dim);
+            "the fp16 kernels", c->dim, c->ffn_dim, c->head_dim);
     m->tok_cap = m->max_batch > PREFILL_CHUNK ? m->max_batch : PREFILL_CHUNK;
     gpu_start();                               /* first: no GPU is one sentence, not a failed CUDA call */
     m->sms = gpu_sm_count();
     m->pdl = gpu_sm90_paths() && !getenv("KIT_NO_PDL");
-    const int qd = c->n_heads * c->head_dim, kvd = c->n_kv_heads * c->head_dim, H = c->hidden, T = m->tok_cap;
+    const int qd = c->n_heads * c->head_dim, kvd = c->n_kv_heads * c->head_dim, H = c->ffn_dim, T = m->tok_cap;
     const long long qkvd = qd + 2 * kvd;
     m->kv_layer = (long long)m->max_batch * kvd * m->max_seq;
     double kv_bytes = 2.0 * c->n_layers * m->kv_layer * sizeof(half);
@@ -649,7 +650,7 @@ GpuModel *gpu_model_open(const GpuModelOpts *o) {
 void gpu_model_free(GpuModel *m) {
     if (!m) return;
     for (int g = 0; g < 2; g++)
-        for (int b = 0; b <= 64; b++)
+        for (int b = 0; b <= MODEL_MAX_BATCH; b++)
             if (m->graph[g][b]) CUDA_CHECK(cudaGraphExecDestroy(m->graph[g][b]));
     void *bufs[] = {m->kc, m->vc, m->cos_t, m->sin_t, m->d_tok, m->d_pos, m->hidden, m->xn, m->tmp, m->xlast,
                     m->qkv, m->attn, m->gu, m->act, m->logits, m->sq, m->rs, m->part, m->counter, m->gemv_part,

@@ -7,7 +7,7 @@
  *   graph  - the fused step captured once into a CUDA graph and replayed
  *   graph_eager - the eager step captured and replayed
  *   persistent - beyond the week: the whole step in one kernel resident on every SM, each tile
- *            waiting only for the tiles it reads (kernels_persistent.cu) */
+ *            waiting only for the tiles it reads (kernels/persistent.cu) */
 #ifndef KIT_GPU_MODEL_H
 #define KIT_GPU_MODEL_H
 #include <cuda_runtime.h>
@@ -32,6 +32,7 @@ const char *quant_name(Quant q);        /* "fp16", "int8", "int8_unfused" */
 int quant_from_name(const char *s);     /* -1 if unknown */
 
 typedef struct GpuModel GpuModel;
+enum { MODEL_MAX_BATCH = 64 };     /* rows a model may hold: a CUDA graph is kept per batch size 1..64 */
 
 typedef struct {
     const char *model_dir;  /* NULL: synthetic TinyLlama weights */

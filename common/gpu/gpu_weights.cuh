@@ -17,7 +17,7 @@ typedef struct {
     half *attn_norm, *ffn_norm;
     LinearWeight wq, wk, wv, wo, wgate, wup, wdown;
     LinearWeight wqkv;          /* = wq, rows (nh + 2 nkv) hd */
-    LinearWeight wgu;           /* = wgate, rows 2 hidden */
+    LinearWeight wgu;           /* = wgate, rows 2 ffn_dim */
 } LayerWeights;
 
 typedef struct {

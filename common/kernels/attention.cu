@@ -10,7 +10,7 @@
  * Within a slice each warp takes 16 keys at a time on tensor cores (attend_slice). Under
  * programmatic dependent launch a block starts while the GEMV before it still runs, and copies
  * the keys already in the cache into shared memory then (KvStage); after the wait only q, the
- * new key and what did not fit are read: graph batch 1 0.899 -> 0.847 ms (tests/gpu/PERF_LOG.md, v19). */
+ * new key and what did not fit are read: graph batch 1 0.899 -> 0.847 ms (docs/PERF_LOG.md, v19). */
 #include <cooperative_groups.h>
 #include "kernels/kernels.cuh"
 #include "gpu/gpu.h"
@@ -19,7 +19,7 @@ namespace cg = cooperative_groups;
 
 enum { ATTN_THREADS = 256, ATTN_WARPS = ATTN_THREADS / 32, MAXG = 8 };   /* the prompt kernel */
 #ifndef KV_WARPS
-#define KV_WARPS 8                  /* the decode kernel's warps (tests/gpu/PERF_LOG.md, v15) */
+#define KV_WARPS 8                  /* the decode kernel's warps (docs/PERF_LOG.md, v15) */
 #endif
 enum { KV_THREADS = KV_WARPS * 32 };
 #ifndef ATTN_CLUSTER_ROWS
@@ -27,7 +27,7 @@ enum { KV_THREADS = KV_WARPS * 32 };
 #endif
 #ifndef ATTN_SLICE_KEYS
 #define ATTN_SLICE_KEYS 512         /* the fewest keys a slice gets: a merge costs about what 4 more rounds
-                                       of a block's 8 warps (16 keys each) do (tests/gpu/PERF_LOG.md, v15) */
+                                       of a block's 8 warps (16 keys each) do (docs/PERF_LOG.md, v15) */
 #endif
 
 __device__ __forceinline__ uint32_t pack2(float lo, float hi) {
@@ -245,7 +245,7 @@ __device__ __forceinline__ void attend_slice(const AttnArgs &a, int t, int kvh, 
 #pragma unroll
             for (int e = 0; e < 2; e++) sc[n][e] = rescale(sc[n][e], m), l += sc[n][e];
         /* P as two fp16 parts, p = hi + lo (about 22 bits): P in fp16 alone flipped a greedy
-         * token of transformers' TinyLlama-shaped model (tests/gpu/PERF_LOG.md, v15) */
+         * token of transformers' TinyLlama-shaped model (docs/PERF_LOG.md, v15) */
         const uint32_t hi0 = pack2(sc[0][0], sc[0][1]), hi2 = pack2(sc[1][0], sc[1][1]);
         const __half2 h0 = *(const __half2 *)&hi0, h2 = *(const __half2 *)&hi2;
         const uint32_t lo0 = pack2(sc[0][0] - __low2float(h0), sc[0][1] - __high2float(h0));

@@ -14,7 +14,7 @@
  *   - split (any GPU, more than GEMV_NORM_ROWS rows of x): a block's warps each take one
  *     tile and the same eighth of K, whose x columns wait in shared memory; the eight
  *     eighths of a tile meet in global memory (gemv_split_tiles). At batch 32 it takes
- *     6% (qkv, o_proj) to 27% (down_proj) less of the step (tests/gpu/PERF_LOG.md, v21).
+ *     6% (qkv, o_proj) to 27% (down_proj) less of the step (docs/PERF_LOG.md, v21).
  * All three:
  *   - tensor cores do the arithmetic (mma m16n8k16, fp32 accumulation; m16n8k8 on sm_75):
  *     the 16 rows are the A operand, up to 8 rows of x the B operand, so B = 1 costs the
@@ -46,7 +46,7 @@
 
 /* 8 warps of 32 lanes split K (the norm prologue's order assumes 256 threads); each lane
  * keeps GEMV_UNROLL 16-byte loads of each of its two rows in flight; GEMV_MIN_BLOCKS caps the
- * registers so that many blocks stay resident per SM (tunable with -D; tests/gpu/PERF_LOG.md) */
+ * registers so that many blocks stay resident per SM (tunable with -D; docs/PERF_LOG.md) */
 #ifndef GEMV_UNROLL
 #define GEMV_UNROLL 4
 #endif
@@ -450,12 +450,12 @@ __device__ __forceinline__ void gemv_split_tiles(const GemvArgs &a) {
  * (before it waits for the kernel it depends on), and the ring's other slots hold stages that
  * have landed until the computing warps get to them. Not more in flight: every byte requested
  * is queued in the memory system ahead of the reads that come after it (x, the epilogue's,
- * the next kernels'), and 128 KB per SM made the step 2% slower (tests/gpu/PERF_LOG.md, v20).
+ * the next kernels'), and 128 KB per SM made the step 2% slower (docs/PERF_LOG.md, v20).
  * x, normalised once, sits in shared memory beside the ring. The eight computing warps take
  * 16-byte fragments from the ring in the same order, with the same arithmetic, as the
  * streaming kernel takes them from registers, so a row comes out bit for bit the same.
  * The copy engine pays per copy: rows copied 512 B at a time streamed at 1.3 TB/s, 1 KB at
- * 2.4, 2 KB at 3.9 (lm_head; tests/gpu/PERF_LOG.md v14). So an int8 stage holds 2 KB of each
+ * 2.4, 2 KB at 3.9 (lm_head; docs/PERF_LOG.md v14). So an int8 stage holds 2 KB of each
  * row too, twice the columns: the same copies and ring, twice the products per stage. */
 #ifndef GEMV_STAGES
 #define GEMV_STAGES 4
@@ -606,7 +606,7 @@ GEMV_KERNEL gemv_lm_head(GemvArgs a) GEMV_BODY(EPI_STORE)
 #undef GEMV_BODY
 #undef GEMV_BOUNDS
 
-/* knobs for experiments (tests/gpu/PERF_LOG.md): the streaming kernel's grid is at most
+/* knobs for experiments (docs/PERF_LOG.md): the streaming kernel's grid is at most
  * GEMV_GRID_WAVES x the blocks that stay resident; GEMV_TILE8 0 keeps it at 16-row tiles;
  * GEMV_BULK 0 keeps sm_90 on the streaming kernel too, GEMV_BULK_INT8 0 only for int8 weights;
  * GEMV_SHORT_RING 0 gives every bulk launch the full ring (see launch_nt) */
@@ -686,7 +686,7 @@ static void launch_epi(cudaStream_t s, int pdl, Part part, int layer, int epi, c
  * an SM (o_proj and qkv), gets one block a tile and a ring of SHORT_RING stages, which holds
  * the whole tile. Its 78 KB of shared memory leave room on the SM for the next GEMV's block
  * (gate/up's 143 KB after o_proj), which under programmatic dependent launch starts its
- * copies while this one runs: graph batch 1 0.933 -> 0.918-0.926 ms (tests/gpu/PERF_LOG.md,
+ * copies while this one runs: graph batch 1 0.933 -> 0.918-0.926 ms (docs/PERF_LOG.md,
  * v16). (qkv would fit beside down_proj's 150 KB only if the SM kept all 228 KB for shared
  * memory; asking for that cost the attention more than qkv gained.) A short-ring block asks
  * for at least a third of the SM (gemv_launch), so that no more than two share one: on an

@@ -38,7 +38,7 @@
     } while (0)
 #define LAUNCH_PDL(pdl, ...) LAUNCH_CLUSTER(pdl, 0, __VA_ARGS__)
 
-/* ---- weights (kernels.cu) ---- */
+/* ---- weights (ops.cu) ---- */
 void k_synth_fill(cudaStream_t s, half *dst, long long n, uint64_t seed, int tensor_index, int is_norm);
 void k_convert(cudaStream_t s, half *dst, const void *src, long long n, int src_is_f32);  /* bf16/f32 -> fp16 */
 void k_checksum(cudaStream_t s, const half *w, long long n, unsigned long long *sum);  /* order-free hash */
@@ -58,11 +58,11 @@ void k_rmsnorm(cudaStream_t s, int pdl, int layer, const half *x, const half *w,
 void k_rope_kv_append(cudaStream_t s, int layer, half *qkv, const int *row, const int *pos,
                       const half *cos_t, const half *sin_t, half *kc, half *vc,
                       int T, int nh, int nkv, int hd, int max_seq);
-void k_silu_mul(cudaStream_t s, int layer, const half *gu, half *act, int T, int hidden);
+void k_silu_mul(cudaStream_t s, int layer, const half *gu, half *act, int T, int ffn_dim);
 /* tok[b] = argmax(logits[b]) (lowest id on ties, like torch.argmax); pos[b] += advance */
 void k_argmax(cudaStream_t s, int pdl, const half *logits, int B, int vocab, int *tok, int *pos, int advance);
 
-/* ---- the eager decomposition (kernels.cu) ---- */
+/* ---- the eager decomposition (ops.cu) ---- */
 void k_rms_pow(cudaStream_t s, int layer, const half *x, float *sq, int T, int dim);
 void k_rms_mean_rsqrt(cudaStream_t s, int layer, const float *sq, float *r, int T, int dim, float eps);
 void k_rms_mul(cudaStream_t s, int layer, const half *x, const float *r, const half *w, half *out, int T, int dim);
@@ -74,7 +74,7 @@ void k_residual_add(cudaStream_t s, int layer, half *h, const half *y, long long
 void k_silu(cudaStream_t s, int layer, const half *g, half *out, long long n);
 void k_mul(cudaStream_t s, int layer, const half *a, const half *b, half *out, long long n);
 
-/* ---- attention over the KV cache (kernels_attn.cu) ----
+/* ---- attention over the KV cache (attention.cu) ----
  * Query t (row row[t] or t when row is NULL, position pos[t]) attends to cache positions
  * 0..pos[t] of its row. `splits` blocks share each (query, kv head); the last one to
  * finish combines their partial softmaxes (part; counter: T x nkv ints, zeroed once). */
@@ -92,7 +92,7 @@ long long attn_part_floats(int slices, int group, int hd);   /* the part scratch
 enum { ATTN_MAX_SPLITS = 8 };
 int attn_supported(int nh, int nkv, int hd);    /* head_dim 16/32/64/128, <= 8 q heads per kv head */
 
-/* ---- decode GEMV for up to 32 rows on tensor cores (kernels_gemv.cu): y = W x ----
+/* ---- decode GEMV for up to 32 rows on tensor cores (gemv.cu): y = W x ----
  * W [N][K] fp16 (or int8 with a scale per row) is read once for all B rows. With norm_w (B <= GEMV_NORM_ROWS) x is
  * RMS-normalised on the way in; the epilogue decides where the rows go. Each row's result is
  * bit for bit the same whatever B is (batch-invariant). */
@@ -119,14 +119,14 @@ int gemv_has_bulk(void);    /* this GPU runs the bulk-copy kernel (sm_90+ with r
 long long gemv_part_floats(int N);  /* the split kernel's scratch for an N-row W */
 int gemv_takes_split(const GemvArgs *a);    /* 1: k_gemv runs the split kernel for a */
 
-/* ---- the persistent decode step (kernels_persistent.cu): the fused step's arithmetic in one
+/* ---- the persistent decode step (persistent.cu): the fused step's arithmetic in one
  * kernel of one block an SM, tiles waiting on counters instead of kernel boundaries ---- */
 enum { PERSIST_THREADS = 512, PERSIST_STAGE_COLS = 1024, PERSIST_MAX_ROWS = 8, PERSIST_MAX_STAGES = 16 };  /* + a copy warp */
 enum { PERSIST_TRACE_SLOTS = 5 };  /* per block and op: 3 %globaltimer stamps, 2 cycle counts */
 typedef struct { const half *wqkv, *wo, *wgu, *wdown, *attn_norm, *ffn_norm; } PersistLayer;
 typedef struct {
     const PersistLayer *layers;             /* on the GPU, one a layer */
-    int n_layers, dim, qd, kvd, hidden, vocab, nh, nkv, hd, max_seq, B;
+    int n_layers, dim, qd, kvd, ffn_dim, vocab, nh, nkv, hd, max_seq, B;
     float eps;
     long long kv_layer;                     /* halfs of one layer's K (or V) cache */
     const half *embed, *final_norm, *lm_head, *cos_t, *sin_t;
@@ -139,7 +139,7 @@ typedef struct {
     uint32_t rows_sum;                      /* the rows of steps 1..epoch: the per-row counters' target */
     int ring_stages, x_stride, x_bytes;     /* from persist_layout() */
 } PersistArgs;
-long long persist_counter_count(int n_layers, int nh, int nkv, int qd, int hidden);
+long long persist_counter_count(int n_layers, int nh, int nkv, int qd, int ffn_dim);
 /* the shared memory of a block for B rows (ring_stages, x_stride, x_bytes set in a); 0 if
  * fewer than two ring stages fit */
 int persist_layout(PersistArgs *a);
@@ -215,7 +215,7 @@ __device__ __forceinline__ void mma16816(float (&c)[4], uint32_t a0, uint32_t a1
 /* programmatic dependent launch (no-ops before sm_90 and when launched without it): wait
  * for the kernel before to finish, then let the next one start. Letting it start only now,
  * not at this kernel's first instruction, keeps at most two kernels in flight; it cost
- * nothing measurable (tests/gpu/PERF_LOG.md, v17). */
+ * nothing measurable (docs/PERF_LOG.md, v17). */
 __device__ __forceinline__ void pdl_wait(void) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     asm volatile("griddepcontrol.wait;" ::: "memory");

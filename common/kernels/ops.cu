@@ -1,5 +1,5 @@
 /* kernels: weights, the token path (prefill and large-batch decode) and the eager
- * decomposition. The decode GEMV is in kernels_gemv.cu, attention in kernels_attn.cu. */
+ * decomposition. The decode GEMV is in gemv.cu, attention in attention.cu. */
 #include "kernels/kernels.cuh"
 #include "gpu/gpu.h"
 #include "gpu/launch.h"
@@ -173,16 +173,16 @@ void k_rope_kv_append(cudaStream_t s, int layer, half *qkv, const int *row, cons
            nh, nkv, hd, max_seq);
 }
 
-__global__ void silu_mul(const half *gu, half *act, int T, int hidden) {
-    long long n = (long long)T * hidden;
+__global__ void silu_mul(const half *gu, half *act, int T, int ffn_dim) {
+    long long n = (long long)T * ffn_dim;
     for (long long j = blockIdx.x * (long long)blockDim.x + threadIdx.x; j < n; j += (long long)gridDim.x * blockDim.x) {
-        long long t = j / hidden, i = j % hidden;
-        const half *r = gu + t * 2 * hidden;
-        act[j] = f16(f32(f16(silu_f(f32(r[i])))) * f32(r[hidden + i]));
+        long long t = j / ffn_dim, i = j % ffn_dim;
+        const half *r = gu + t * 2 * ffn_dim;
+        act[j] = f16(f32(f16(silu_f(f32(r[i])))) * f32(r[ffn_dim + i]));
     }
 }
-void k_silu_mul(cudaStream_t s, int layer, const half *gu, half *act, int T, int hidden) {
-    LAUNCH(P_SILU_MUL, layer, "silu_mul", silu_mul, grid_for((long long)T * hidden, 256), 256, 0, s, gu, act, T, hidden);
+void k_silu_mul(cudaStream_t s, int layer, const half *gu, half *act, int T, int ffn_dim) {
+    LAUNCH(P_SILU_MUL, layer, "silu_mul", silu_mul, grid_for((long long)T * ffn_dim, 256), 256, 0, s, gu, act, T, ffn_dim);
 }
 
 __global__ void argmax(const half *logits, int vocab, int *tok, int *pos, int advance) {

@@ -1,7 +1,7 @@
 /* The persistent decode step: the whole step in one kernel, one block on every SM.
  *
  * Why. After CUDA graphs the fused step is 113 kernels and the host is out of the way, yet
- * the H200 runs it at about 1.8x the bandwidth floor (tests/gpu/PERF_LOG.md, v22). What is
+ * the H200 runs it at about 1.8x the bandwidth floor (docs/PERF_LOG.md, v22). What is
  * left is each kernel's fixed cost: its first weights arrive a DRAM round trip after it
  * starts, its last products and epilogue run while the DRAM idles, and the next kernel waits
  * for its slowest block. 2 to 4 us a GEMV, four GEMVs a layer, 22 layers: 0.3 ms a step.
@@ -34,7 +34,7 @@
  * GEMV's (same threads, same tree); attention adds its keys in a fixed split over the
  * threads; argmax keeps the lowest index over tiles read in order. No float atomics anywhere.
  * The order is not graph mode's, so where graph mode's two best logits are one fp16 step
- * apart the greedy token can differ (tests/gpu/PERF_LOG.md, v25).
+ * apart the greedy token can differ (docs/PERF_LOG.md, v25).
  *
  * Deadlock. A block that spins waits for blocks that must be running: all blocks are
  * launched together with cudaLaunchCooperativeKernel, which fails rather than start fewer
@@ -45,7 +45,7 @@
  * PERSIST_MAX_ROWS rows of x (the block keeps each op's x in shared memory). Elsewhere the
  * mode is refused, never approximated. The four modes the lessons teach do not use it.
  *
- * What it measured (H200, tests/gpu/PERF_LOG.md v24-v26): 1.17 ms a token at batch 1
+ * What it measured (H200, docs/PERF_LOG.md v24-v26): 1.17 ms a token at batch 1
  * (1.31 before v25), against graph mode's 0.84. One kernel is not by itself a faster step.
  * Taking parts out one at a time says where the time goes (v26). The weights are not the
  * limit: with no waits, no arithmetic, no tile ends and no attention they stream through this
@@ -133,8 +133,8 @@ __device__ __forceinline__ GOp gop_shape(const PersistArgs &a, int j) {
     switch (o.kind) {
     case G_QKV: o.N = a.qd + 2 * a.kvd, o.K = a.dim, o.tiles = o.N / 16; break;
     case G_O: o.N = a.dim, o.K = a.qd, o.tiles = (a.dim + 15) / 16; break;
-    case G_GU: o.N = 2 * a.hidden, o.K = a.dim, o.tiles = a.hidden / 8; break;
-    case G_DOWN: o.N = a.dim, o.K = a.hidden, o.tiles = (a.dim + 15) / 16; break;
+    case G_GU: o.N = 2 * a.ffn_dim, o.K = a.dim, o.tiles = a.ffn_dim / 8; break;
+    case G_DOWN: o.N = a.dim, o.K = a.ffn_dim, o.tiles = (a.dim + 15) / 16; break;
     default: o.N = a.vocab, o.K = a.dim, o.tiles = (a.vocab + 15) / 16; break;
     }
     o.stages = (o.K + KS - 1) / KS;
@@ -143,7 +143,7 @@ __device__ __forceinline__ GOp gop_shape(const PersistArgs &a, int j) {
 /* The op list, built in shared memory when the step starts, one row an op: its weights, the
  * norm before it (qkv, gate/up, lm_head) and this block's first tile. Without it every walk
  * onto the next op would load the layer's pointers from global memory, a round trip behind
- * the weights' queue (tests/gpu/PERF_LOG.md, v25) */
+ * the weights' queue (docs/PERF_LOG.md, v25) */
 struct OpRow {
     const half *w, *norm;
     int first, pad;
@@ -178,7 +178,7 @@ __device__ __forceinline__ int slot_row(const PersistArgs &a, const GOp &o, int 
         const int hh = a.hd / 2, per_head = hh / 8;
         return tile / per_head * a.hd + tile % per_head * 8 + g + h * hh;
     }
-    case G_GU: return h * a.hidden + tile * 8 + g;
+    case G_GU: return h * a.ffn_dim + tile * 8 + g;
     default: return tile * 16 + s < o.N ? tile * 16 + s : -1;
     }
 }
@@ -285,13 +285,13 @@ struct Counters {
     uint32_t *embed, *qkv, *attn, *o, *gu, *down, *lm;
     int qkv_n, attn_n, gu_n;      /* per layer: one a head; one a KS-column chunk of attn, of act */
     __device__ __forceinline__ Counters(const PersistArgs &a) {
-        qkv_n = a.nh + 2 * a.nkv, attn_n = (a.qd + KS - 1) / KS, gu_n = (a.hidden + KS - 1) / KS;
+        qkv_n = a.nh + 2 * a.nkv, attn_n = (a.qd + KS - 1) / KS, gu_n = (a.ffn_dim + KS - 1) / KS;
         embed = a.counters, qkv = embed + 1, attn = qkv + a.n_layers * qkv_n, o = attn + a.n_layers * attn_n;
         gu = o + a.n_layers, down = gu + a.n_layers * gu_n, lm = down + a.n_layers;
     }
 };
-long long persist_counter_count(int n_layers, int nh, int nkv, int qd, int hidden) {
-    return 2 + (long long)n_layers * (nh + 2 * nkv + (qd + KS - 1) / KS + 2 + (hidden + KS - 1) / KS);
+long long persist_counter_count(int n_layers, int nh, int nkv, int qd, int ffn_dim) {
+    return 2 + (long long)n_layers * (nh + 2 * nkv + (qd + KS - 1) / KS + 2 + (ffn_dim + KS - 1) / KS);
 }
 
 /* (v, i) the better of two candidates for argmax: the larger value, then the lower index */
@@ -352,7 +352,7 @@ __device__ void epilogue(const PersistArgs &a, const GOp &o, int tile, int p, fl
         }
         d[i] = y0, d[i + hh] = y1;
     } else if (o.kind == G_GU) {
-        a.act[(long long)b * a.hidden + r0] = f16(f32(f16(silu_f(f32(y0)))) * f32(y1));
+        a.act[(long long)b * a.ffn_dim + r0] = f16(f32(f16(silu_f(f32(y0)))) * f32(y1));
     } else if (o.kind == G_O || o.kind == G_DOWN) {
         if (r0 >= 0) a.h[(long long)b * a.dim + r0] = f16(f32(epi[b][0][g]) + f32(y0));
         if (r1 >= 0) a.h[(long long)b * a.dim + r1] = f16(f32(epi[b][1][g]) + f32(y1));
@@ -410,7 +410,7 @@ __device__ void tile_end(const PersistArgs &a, const GOp &o, int tile, const flo
     }
     /* qkv's heads are waited for tile by tile; the other ops count their tiles once a block is
      * done with the op (op_end): a release waits for the block's writes to reach L2, about a
-     * microsecond while the DRAM queue is full of weights (tests/gpu/PERF_LOG.md, v24) */
+     * microsecond while the DRAM queue is full of weights (docs/PERF_LOG.md, v24) */
     if (o.kind == G_QKV) signal(ct.qkv + o.layer * ct.qkv_n + slot_row(a, o, tile, 0) / a.hd, 1);
 }
 /* a block done with its `mine` tiles of op j (not qkv) counts them; the step's last lm_head
@@ -639,7 +639,7 @@ __global__ void __launch_bounds__(CT + 32, 1) persistent_step(PersistArgs a) {
 
 int persist_layout(PersistArgs *a) {
     int kmax = a->dim > a->qd ? a->dim : a->qd;
-    if (a->hidden > kmax) kmax = a->hidden;
+    if (a->ffn_dim > kmax) kmax = a->ffn_dim;
     a->x_stride = (kmax + KS - 1) / KS * KS + 32;
     const int xb = a->B * a->x_stride * 2, ab = attn_floats(a->max_seq) * 4;
     a->x_bytes = ((xb > ab ? xb : ab) + 15) / 16 * 16;

@@ -11,7 +11,7 @@ void linear_part_bytes(const Config *c, double bytes[P_COUNT]) {
     bytes[P_K] = bytes[P_V] = d * kv * 2;
     bytes[P_QKV] = bytes[P_Q] + bytes[P_K] + bytes[P_V];
     bytes[P_O] = q * d * 2;
-    bytes[P_GATE] = bytes[P_UP] = bytes[P_DOWN] = d * c->hidden * 2.0;
+    bytes[P_GATE] = bytes[P_UP] = bytes[P_DOWN] = d * c->ffn_dim * 2.0;
     bytes[P_GATE_UP] = 2 * bytes[P_GATE];
     bytes[P_LM_HEAD] = (double)c->vocab * d * 2;
 }

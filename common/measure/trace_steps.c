@@ -1,4 +1,4 @@
-/* trace_stats: per-step numbers of a Chrome trace and their medians (trace_stats.h). */
+/* trace_stats: per-step numbers of a Chrome trace and their medians (trace_steps.h). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

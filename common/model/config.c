@@ -8,7 +8,7 @@
 #include <string.h>
 
 /* What the kit runs. Every size has a bound, generous (Llama-3-70B's shapes are inside all of
- * them: vocab 128256, hidden 8192, FFN 28672, 80 layers, 64 heads, 131072 positions), so that
+ * them: vocab 128256, dim 8192, FFN 28672, 80 layers, 64 heads, 131072 positions), so that
  * nothing the kit computes from them can overflow: parameter, byte and cache sizes (64-bit),
  * tensor counts and per-row lengths (int). A larger value is refused here, naming the field. */
 enum {
@@ -84,7 +84,7 @@ void config_load(Config *c, const char *path) {
     expect_string(j, path, "hidden_act", "silu");
     c->vocab = get_int(j, path, "vocab_size", 4, MAX_VOCAB, 32000);   /* ids 0-2 special, one more to prompt with */
     c->dim = get_int(j, path, "hidden_size", 1, MAX_DIM, 2048);
-    c->hidden = get_int(j, path, "intermediate_size", 1, MAX_FFN, 5632);
+    c->ffn_dim = get_int(j, path, "intermediate_size", 1, MAX_FFN, 5632);
     c->n_layers = get_int(j, path, "num_hidden_layers", 1, MAX_LAYERS, 22);
     c->n_heads = get_int(j, path, "num_attention_heads", 1, MAX_HEADS, 32);
     c->n_kv_heads = get_int(j, path, "num_key_value_heads", 1, MAX_HEADS, 4);
@@ -137,7 +137,7 @@ void config_load(Config *c, const char *path) {
 }
 
 void config_tinyllama(Config *c) {
-    *c = (Config){.vocab = 32000, .dim = 2048, .hidden = 5632, .n_layers = 22, .n_heads = 32,
+    *c = (Config){.vocab = 32000, .dim = 2048, .ffn_dim = 5632, .n_layers = 22, .n_heads = 32,
                   .n_kv_heads = 4, .head_dim = 64, .max_seq = 2048, .norm_eps = 1e-5f,
                   .rope_theta = 10000.0f, .bos_id = 1, .eos_id = 2, .tied = 0, .dtype = "bfloat16"};
 }
@@ -146,13 +146,13 @@ long long config_params(const Config *c) {
     long long d = c->dim, q = (long long)c->n_heads * c->head_dim, kv = (long long)c->n_kv_heads * c->head_dim;
     long long layer = 2 * d                    /* two norms */
                     + d * q + 2 * d * kv + q * d /* q, k, v, o */
-                    + 3 * d * c->hidden;       /* gate, up, down */
+                    + 3 * d * c->ffn_dim;       /* gate, up, down */
     return (long long)c->vocab * d + c->n_layers * layer + d + (c->tied ? 0 : (long long)c->vocab * d);
 }
 
 void config_print(const Config *c) {
     printf("layers=%d dim=%d heads=%d/%d head_dim=%d ffn=%d vocab=%d max_seq=%d eps=%g theta=%g "
            "tied=%d dtype=%s params=%.3fB\n", c->n_layers, c->dim, c->n_heads, c->n_kv_heads,
-           c->head_dim, c->hidden, c->vocab, c->max_seq, c->norm_eps, c->rope_theta, c->tied,
+           c->head_dim, c->ffn_dim, c->vocab, c->max_seq, c->norm_eps, c->rope_theta, c->tied,
            c->dtype, config_params(c) / 1e9);
 }

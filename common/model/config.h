@@ -8,7 +8,7 @@ extern "C" {
 typedef struct {
     int vocab;          /* vocab_size */
     int dim;            /* hidden_size */
-    int hidden;         /* intermediate_size (the MLP's width) */
+    int ffn_dim;        /* intermediate_size (the MLP's width; dim is the residual stream's) */
     int n_layers;       /* num_hidden_layers */
     int n_heads;        /* num_attention_heads */
     int n_kv_heads;     /* num_key_value_heads (GQA) */

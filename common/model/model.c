@@ -39,9 +39,9 @@ int model_tensors(const Config *c, ModelTensor *out) {
         i = add(out, i, T_V, l, "self_attn.v_proj", kv, d);
         i = add(out, i, T_O, l, "self_attn.o_proj", d, q);
         i = add(out, i, T_FFN_NORM, l, "post_attention_layernorm", d, 0);
-        i = add(out, i, T_GATE, l, "mlp.gate_proj", c->hidden, d);
-        i = add(out, i, T_UP, l, "mlp.up_proj", c->hidden, d);
-        i = add(out, i, T_DOWN, l, "mlp.down_proj", d, c->hidden);
+        i = add(out, i, T_GATE, l, "mlp.gate_proj", c->ffn_dim, d);
+        i = add(out, i, T_UP, l, "mlp.up_proj", c->ffn_dim, d);
+        i = add(out, i, T_DOWN, l, "mlp.down_proj", d, c->ffn_dim);
     }
     i = add(out, i, T_FINAL_NORM, -1, "model.norm", d, 0);
     if (!c->tied) i = add(out, i, T_LM_HEAD, -1, "lm_head", c->vocab, d);
@@ -84,7 +84,7 @@ long long model_weight_bytes_fp16(const Config *c) { return config_params(c) * 2
 
 typedef struct {
     float *attn_norm, *q, *k, *v, *o;       /* q: [n_heads*head_dim, dim], k, v: [kv_dim, dim] */
-    float *ffn_norm, *gate, *up, *down;     /* gate, up: [hidden, dim], down: [dim, hidden] */
+    float *ffn_norm, *gate, *up, *down;     /* gate, up: [ffn_dim, dim], down: [dim, ffn_dim] */
 } Layer;
 
 struct CpuModel {
@@ -247,8 +247,8 @@ void cpu_forward(CpuModel *m, const int *tokens, int n, int pos, float *logits, 
     float *xn = xmalloc((size_t)n * dim * sizeof *xn);        /* normed input of a block */
     float *q = xmalloc((size_t)n * qdim * sizeof *q);
     float *att = xmalloc((size_t)n * qdim * sizeof *att);     /* attention output */
-    float *gate = xmalloc((size_t)n * c->hidden * sizeof *gate);
-    float *up = xmalloc((size_t)n * c->hidden * sizeof *up);
+    float *gate = xmalloc((size_t)n * c->ffn_dim * sizeof *gate);
+    float *up = xmalloc((size_t)n * c->ffn_dim * sizeof *up);
     float *scores = xmalloc((size_t)(pos + n) * sizeof *scores);
     float scale = 1.0f / sqrtf((float)hd);
 
@@ -288,10 +288,10 @@ void cpu_forward(CpuModel *m, const int *tokens, int n, int pos, float *logits, 
 
         /* MLP: down(silu(gate(x)) * up(x)), silu(g) = g / (1 + e^-g) */
         rmsnorm(xn, x, L->ffn_norm, n, dim, c->norm_eps);
-        matmul(gate, xn, L->gate, n, dim, c->hidden);
-        matmul(up, xn, L->up, n, dim, c->hidden);
-        for (size_t i = 0; i < (size_t)n * c->hidden; i++) gate[i] = gate[i] / (1.0f + expf(-gate[i])) * up[i];
-        matmul(xn, gate, L->down, n, c->hidden, dim);
+        matmul(gate, xn, L->gate, n, dim, c->ffn_dim);
+        matmul(up, xn, L->up, n, dim, c->ffn_dim);
+        for (size_t i = 0; i < (size_t)n * c->ffn_dim; i++) gate[i] = gate[i] / (1.0f + expf(-gate[i])) * up[i];
+        matmul(xn, gate, L->down, n, c->ffn_dim, dim);
         for (size_t i = 0; i < (size_t)n * dim; i++) x[i] += xn[i];
     }
 
@@ -332,9 +332,9 @@ void cpu_model_quantize_int8(CpuModel *m) {
         quantize_matrix(L->k, kvd, d);
         quantize_matrix(L->v, kvd, d);
         quantize_matrix(L->o, d, qd);
-        quantize_matrix(L->gate, c->hidden, d);
-        quantize_matrix(L->up, c->hidden, d);
-        quantize_matrix(L->down, d, c->hidden);
+        quantize_matrix(L->gate, c->ffn_dim, d);
+        quantize_matrix(L->up, c->ffn_dim, d);
+        quantize_matrix(L->down, d, c->ffn_dim);
     }
     if (m->lm_head == m->embed) {        /* tied: lm_head gets a quantized copy, the embedding stays */
         m->owned = realloc(m->owned, (m->n_owned + 1) * sizeof *m->owned);

@@ -8,12 +8,12 @@ double weight_bytes(const Config *c) { return (double)config_params(c) * 2.0; }
 
 double linear_params(const Config *c) {
     const double d = c->dim, q = (double)c->n_heads * c->head_dim, kv = (double)c->n_kv_heads * c->head_dim;
-    return c->n_layers * (d * q + 2 * d * kv + q * d + 3 * d * c->hidden) + (double)c->vocab * d;
+    return c->n_layers * (d * q + 2 * d * kv + q * d + 3 * d * c->ffn_dim) + (double)c->vocab * d;
 }
 
 double linear_rows(const Config *c) {
     const double q = (double)c->n_heads * c->head_dim, kv = (double)c->n_kv_heads * c->head_dim;
-    return c->n_layers * (q + 2 * kv + c->dim + 2.0 * c->hidden + c->dim) + c->vocab;
+    return c->n_layers * (q + 2 * kv + c->dim + 2.0 * c->ffn_dim + c->dim) + c->vocab;
 }
 
 /* A tied lm_head is the embedding matrix: int8 keeps the embedding in fp16 and adds an int8
@@ -98,7 +98,7 @@ FitGB fit_gb(const Config *c, double framework_gb, long long tokens) {
 
 /* meta-llama/Llama-2-7b-hf config.json. */
 void config_llama2_7b(Config *c) {
-    *c = (Config){.vocab = 32000, .dim = 4096, .hidden = 11008, .n_layers = 32, .n_heads = 32,
+    *c = (Config){.vocab = 32000, .dim = 4096, .ffn_dim = 11008, .n_layers = 32, .n_heads = 32,
                   .n_kv_heads = 32, .head_dim = 128, .max_seq = 4096, .norm_eps = 1e-5f,
                   .rope_theta = 10000.0f, .bos_id = 1, .eos_id = 2, .tied = 0, .dtype = "float16"};
 }

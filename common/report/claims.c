@@ -17,7 +17,7 @@ typedef struct {
 } Expr;
 
 static void fail(Expr *e, const char *what) {
-    die("%s line %d: %s %s%.20s%s; see the grammar in common/claims.h", e->file, e->line, what,
+    die("%s line %d: %s %s%.20s%s; see the grammar in common/report/claims.h", e->file, e->line, what,
         *e->where ? "at \"" : "at the end of the line", e->where, *e->where ? "\"" : "");
 }
 static void skip(Expr *e) { while (isspace((unsigned char)*e->where)) e->where++; }

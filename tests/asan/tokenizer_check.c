@@ -1,4 +1,4 @@
-/* tokenizer_check: common/tokenizer.c under AddressSanitizer/UBSan (tests/cpu/tokenize_cli.sh
+/* tokenizer_check: common/model/tokenizer.c under AddressSanitizer/UBSan (tests/cpu/tokenize_cli.sh
  * runs it). With no argument: loads the fixture, encodes and decodes every text of
  * tests/data/tokenizer_cases.json, decodes an unknown id. With a FILE: only loads it (the
  * bad tokenizer.json files, which must die with one sentence and no sanitizer report). */

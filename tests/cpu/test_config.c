@@ -15,8 +15,8 @@ int main(void) {
     /* new form (transformers 5): dtype, rope_parameters.rope_theta, head_dim */
     snprintf(path, sizeof path, "%s/fixtures/tiny-llama/config.json", shared_dir());
     config_load(&c, path);
-    CHECK(c.vocab == 32000 && c.dim == 64 && c.hidden == 176 && c.n_layers == 2, "tiny shape %d %d %d %d",
-          c.vocab, c.dim, c.hidden, c.n_layers);
+    CHECK(c.vocab == 32000 && c.dim == 64 && c.ffn_dim == 176 && c.n_layers == 2, "tiny shape %d %d %d %d",
+          c.vocab, c.dim, c.ffn_dim, c.n_layers);
     CHECK(c.n_heads == 4 && c.n_kv_heads == 2 && c.head_dim == 16, "tiny heads %d/%d x %d", c.n_heads,
           c.n_kv_heads, c.head_dim);
     CHECK(c.max_seq == 256 && c.bos_id == 1 && c.eos_id == 2 && !c.tied, "tiny max_seq/bos/eos/tied");
@@ -32,7 +32,7 @@ int main(void) {
 
     /* the built-in config is TinyLlama's, field by field */
     config_tinyllama(&built);
-    CHECK(built.vocab == old.vocab && built.dim == old.dim && built.hidden == old.hidden, "built-in shape");
+    CHECK(built.vocab == old.vocab && built.dim == old.dim && built.ffn_dim == old.ffn_dim, "built-in shape");
     CHECK(built.n_layers == old.n_layers && built.n_heads == old.n_heads && built.n_kv_heads == old.n_kv_heads,
           "built-in layers/heads");
     CHECK(built.head_dim == old.head_dim && built.max_seq == old.max_seq, "built-in head_dim/max_seq");

@@ -82,7 +82,7 @@ static void test_name_to_part(void) {
 }
 
 static void test_bytes(double pb[P_COUNT]) {
-    Config c = {.vocab = 32000, .dim = 2048, .hidden = 5632, .n_layers = 22, .n_heads = 32,
+    Config c = {.vocab = 32000, .dim = 2048, .ffn_dim = 5632, .n_layers = 22, .n_heads = 32,
                 .n_kv_heads = 4, .head_dim = 64};
     linear_part_bytes(&c, pb);
     CHECK(pb[P_Q] == 8388608 && pb[P_K] == 1048576 && pb[P_V] == 1048576 && pb[P_O] == 8388608,

@@ -1,4 +1,4 @@
-/* The int8 weight-only quantizer (common/model.h, model.c) on made-up rows: the scale is
+/* The int8 weight-only quantizer (common/model/model.h, model.c) on made-up rows: the scale is
  * max |w| / 127, ties round to even, values past the range clamp to +-127 (never -128), a
  * row of zeros has scale 0 and stays 0; then the int8 CPU reference on synthetic weights,
  * tied and untied: close to fp32, different from it, the same every time. The GPU's quantize
@@ -69,7 +69,7 @@ static void random_row(void) {
 static void reference(int tied) {
     Config c;
     config_tinyllama(&c);
-    c.vocab = 256, c.dim = 64, c.hidden = 176, c.n_layers = 2, c.n_heads = 4, c.n_kv_heads = 2, c.head_dim = 16;
+    c.vocab = 256, c.dim = 64, c.ffn_dim = 176, c.n_layers = 2, c.n_heads = 4, c.n_kv_heads = 2, c.head_dim = 16;
     c.max_seq = 32, c.tied = tied;
     const int ids[] = {1, 17, 99, 3, 250, 42};
     float l32[256], l8[256], again[256];

@@ -15,7 +15,7 @@ int main(void) {
     /* TinyLlama: 1.10 B params = embedding 65.5M + 22 x 44.0M + lm_head 65.5M -> 2.2 GB */
     double emb = (double)tl.vocab * tl.dim;
     double layer = (double)tl.dim * (tl.n_heads + 2 * tl.n_kv_heads) * tl.head_dim +
-                   (double)tl.n_heads * tl.head_dim * tl.dim + 3.0 * tl.dim * tl.hidden + 2.0 * tl.dim;
+                   (double)tl.n_heads * tl.head_dim * tl.dim + 3.0 * tl.dim * tl.ffn_dim + 2.0 * tl.dim;
     CHECK(near(emb / 1e6, 65.5, 0.1), "embedding %.2fM, want 65.5M", emb / 1e6);
     CHECK(near(layer / 1e6, 44.0, 0.1), "one layer %.2fM, want 44.0M", layer / 1e6);
     CHECK(near(config_params(&tl) / 1e9, 1.10, 0.005), "params %.4f B, want 1.10", config_params(&tl) / 1e9);

@@ -1,4 +1,4 @@
-/* test_tokenizer: common/tokenizer.c against Hugging Face tokenizers 0.23.2 on the Llama-2
+/* test_tokenizer: common/model/tokenizer.c against Hugging Face tokenizers 0.23.2 on the Llama-2
  * tokenizer.json fixture. tests/data/tokenizer_cases.json holds what tokenizers produced on the
  * GPU machine: ids (with BOS) and decode(ids, skip_special_tokens) per text, and a few decodes
  * of bare ids; tests/data/tokenizer_random.json the same for random texts and random ids.

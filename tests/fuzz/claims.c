@@ -1,4 +1,4 @@
-/* fuzz target: the answer checker's claims (common/claims.c) over rows (common/rows.c). The
+/* fuzz target: the answer checker's claims (common/report/claims.c) over rows (common/report/rows.c). The
  * input is a rows.tsv, a line "%%", then a claims file. Invariant: a claim that holds used
  * only finite numbers; one that does not hold, or is not run, says why only when a side was not
  * finite or a row was missing. */

@@ -1,4 +1,4 @@
-/* fuzz target: config.json (common/config.c). What config_load accepts, the kit can run: every
+/* fuzz target: config.json (common/model/config.c). What config_load accepts, the kit can run: every
  * field inside its bound, and the parameter count and tensor list computed without overflow. */
 #include <math.h>
 #include "model/config.h"
@@ -8,7 +8,7 @@
 static void load(void *path) {
     Config c;
     config_load(&c, path);
-    FUZZ_ASSERT(c.vocab >= 4 && c.dim >= 1 && c.hidden >= 1 && c.n_layers >= 1 && c.max_seq >= 1,
+    FUZZ_ASSERT(c.vocab >= 4 && c.dim >= 1 && c.ffn_dim >= 1 && c.n_layers >= 1 && c.max_seq >= 1,
                 "a size below 1 was accepted");
     FUZZ_ASSERT(c.n_kv_heads >= 1 && c.n_heads % c.n_kv_heads == 0 && c.head_dim >= 2 && c.head_dim % 2 == 0,
                 "heads %d/%d of %d accepted", c.n_heads, c.n_kv_heads, c.head_dim);

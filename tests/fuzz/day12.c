@@ -1,5 +1,5 @@
 /* fuzz target: day12's page (day12_report/report.c, report_write) and its charts
- * (common/chart.c) from a rows.tsv and a gaps file: the input is the rows, a line "%%", then
+ * (common/report/chart.c) from a rows.tsv and a gaps file: the input is the rows, a line "%%", then
  * results/gaps_eager_b1_d0.tsv. Invariant:
  * REPORT.md holds no "nan" or "inf" but in "invalid (inf)" (a measurement that is not finite),
  * unless the input's own text (a note, a key) brought the word in. */

@@ -1,4 +1,4 @@
-/* fuzz target: reading results/rows.tsv (common/rows.c). Invariant: every row it accepts has
+/* fuzz target: reading results/rows.tsv (common/report/rows.c). Invariant: every row it accepts has
  * a day and a key. */
 #include "fuzz.h"
 #include "report/rows.h"

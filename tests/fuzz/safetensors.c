@@ -1,5 +1,5 @@
-/* fuzz target: a model.safetensors header (common/safetensors.c), then the tiny forward pass
- * (common/model.c) on what it accepts. The input is the header's JSON; the file is its length,
+/* fuzz target: a model.safetensors header (common/model/safetensors.c), then the tiny forward pass
+ * (common/model/model.c) on what it accepts. The input is the header's JSON; the file is its length,
  * the input, then the seed model's tensors in F32 (seeds.c: model/data.bin), so every mutation
  * lands in the header. The config is the seed model's (model/config.json). */
 #include <string.h>

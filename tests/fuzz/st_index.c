@@ -1,4 +1,4 @@
-/* fuzz target: model.safetensors.index.json (common/safetensors.c), beside the seed model's two
+/* fuzz target: model.safetensors.index.json (common/model/safetensors.c), beside the seed model's two
  * shards (seeds.c: model/shards/), then the tiny forward pass on what it accepts. */
 #include <string.h>
 #include <unistd.h>

@@ -1,4 +1,4 @@
-/* fuzz target: encode and decode (common/tokenizer.c) with the fixture's Llama tokenizer. The
+/* fuzz target: encode and decode (common/model/tokenizer.c) with the fixture's Llama tokenizer. The
  * input is a text (up to its first NUL byte) and also a list of ids (its bytes, 4 a little-
  * endian id). Invariants: the ids of a text need at most one more id than its bytes, room
  * for one id fewer is refused, and they decode; a text of valid UTF-8 without "▁" and without

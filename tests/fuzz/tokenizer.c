@@ -1,4 +1,4 @@
-/* fuzz target: loading a tokenizer.json (common/tokenizer.c), then encoding a few texts with
+/* fuzz target: loading a tokenizer.json (common/model/tokenizer.c), then encoding a few texts with
  * what it accepts and decoding the ids: every id encode gives must decode. */
 #include <string.h>
 #include "fuzz.h"

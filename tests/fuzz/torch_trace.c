@@ -1,5 +1,5 @@
 /* fuzz target: a Chrome trace, torch.profiler's or the kit's, through bin/trace_stats's reader
- * and analysis (common/trace_json.c, common/trace_stats.c). The reader reports bad input in
+ * and analysis (common/measure/trace_json.c, common/measure/trace_steps.c). The reader reports bad input in
  * its err string and never dies; the analysis runs on whatever it accepted. Invariants: a
  * refused trace says why; an accepted one has at least one window, and every busy ratio and
  * host-bound share it computes lies in [0, 1]. */

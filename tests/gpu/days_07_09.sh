@@ -71,7 +71,7 @@ if [ "$p" != "-" ]; then
   holds "$(row day08 matmul_nosync_tflops) > $p"; ok $? "unsynced matmul TFLOP/s above the peak $p"
   holds "$(row day08 matmul_synced_tflops) < $p"; ok $? "synced matmul TFLOP/s below the peak $p"
 else
-  skip=$((skip + 2)); echo "skipped: unsynced/synced matmul against the peak (no datasheet peak for this GPU in common/theory.c)"
+  skip=$((skip + 2)); echo "skipped: unsynced/synced matmul against the peak (no datasheet peak for this GPU in common/model/theory.c)"
 fi
 holds "$(row day08 time_sync_after_graph_ms) > $(row day08 time_sync_both_graph_ms)"; ok $? "sync-after-only includes the queued prefill (graph step)"
 holds "$(row day08 implicit_sync_d2h_ms) > 25"; ok $? "a device-to-host cudaMemcpy waits for queued work"
@@ -93,7 +93,7 @@ r=$(theory day09 prefill_tflops_200)
 if [ "$r" != "-" ]; then
   holds "$(row day09 prefill_tflops_200) <= 1.05 * $r"; ok $? "200-token prefill $(row day09 prefill_tflops_200) TFLOP/s not above its roofline $r"
 else
-  skip=$((skip + 1)); echo "skipped: the 200-token prefill against its roofline (no datasheet peak for this GPU in common/theory.c)"
+  skip=$((skip + 1)); echo "skipped: the 200-token prefill against its roofline (no datasheet peak for this GPU in common/model/theory.c)"
 fi
 # beyond the week, day09's section 8: persistent mode's rows where it runs, else its reason and no TPOT
 why=$(sed -n 's/^persistent: not run: //p' "$tmp/day09_ttft_tpot.log")

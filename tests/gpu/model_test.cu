@@ -23,7 +23,7 @@ enum { NEW = 10 };
 static Config tiny(void) {
     Config c;
     config_tinyllama(&c);
-    c.vocab = 512, c.dim = 64, c.hidden = 176, c.n_layers = 2, c.n_heads = 4, c.n_kv_heads = 2;
+    c.vocab = 512, c.dim = 64, c.ffn_dim = 176, c.n_layers = 2, c.n_heads = 4, c.n_kv_heads = 2;
     c.head_dim = 16, c.max_seq = 128;
     return c;
 }

@@ -1,4 +1,4 @@
-/* test_attn: attention over the KV cache (kernels_attn.cu) against a CPU reference: the
+/* test_attn: attention over the KV cache (common/kernels/attention.cu) against a CPU reference: the
  * softmax of q k^T / sqrt(head_dim) over positions 0..pos, times v, summed in double from the
  * same fp16 inputs. Both kernels:
  *   - decode: one query per row (row = t), its keys cut into slices (contexts of up to 2000

@@ -1,4 +1,4 @@
-/* test_gemv: the decode GEMV (kernels_gemv.cu) against a CPU reference: fp64 sums of the
+/* test_gemv: the decode GEMV (common/kernels/gemv.cu) against a CPU reference: fp64 sums of the
  * same fp16 inputs, RMSNorm rounded the way the kernel rounds it. It covers the epilogues
  * that store (lm_head), add (o_proj, down_proj) and gate (gate/up), with and without the
  * fused norm (and with rmsnorm first, as the model does beyond GEMV_NORM_ROWS rows), on
@@ -186,7 +186,7 @@ static void check_case(const Case &c, uint64_t seed) {
  * without programmatic dependent launch): us per kernel is the boundary every fused
  * kernel pays. A persistent kernel (one block per SM) would replace it with a barrier
  * across the grid: each block's first thread arrives on a counter, and the last one to
- * arrive moves a generation number the others spin on. (tests/gpu/PERF_LOG.md, v17) ---- */
+ * arrive moves a generation number the others spin on. (docs/PERF_LOG.md, v17) ---- */
 __global__ void empty_kernel(int) { pdl_wait(); }
 
 __global__ void grid_barriers(unsigned *count, unsigned *gen, int n) {
