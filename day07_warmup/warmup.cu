@@ -250,6 +250,7 @@ int main(int argc, char **argv) {
     printf("# Day 07: why is the first run slow?\n");
     GpuFacts g;
     gpu_facts(&g);
+    rows_tag(g.emulated);                      /* KIT_GPU=t4: every row says it is the emulated T4 path */
     gpu_facts_print(&g);
     config_print(&c);
     if (!model_dir) printf("weights=synthetic (TinyLlama's shape, seeded values: timings and bytes are real, the text is not)\n");

@@ -209,6 +209,7 @@ int main(int argc, char **argv) {
     printf("# Day 08: what does an unsynchronized timer measure?\n");
     GpuFacts g;
     gpu_facts(&g);
+    rows_tag(g.emulated);                      /* KIT_GPU=t4: every row says it is the emulated T4 path */
     gpu_facts_print(&g);
     GpuModelOpts o = {.model_dir = model_dir, .seed = 1, .max_batch = 1};
     GpuModel *m = gpu_model_open(&o);

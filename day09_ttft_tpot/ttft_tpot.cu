@@ -229,6 +229,7 @@ int main(int argc, char **argv) {
     printf("# Day 09: how far from the floor?\n");
     GpuFacts g;
     gpu_facts(&g);
+    rows_tag(g.emulated);                      /* KIT_GPU=t4: every row says it is the emulated T4 path */
     gpu_measure_copy(&g, (size_t)1 << 30);
     gpu_facts_print(&g);
     GpuModelOpts o = {.model_dir = model_dir, .seed = 1, .max_batch = 1};

@@ -135,6 +135,7 @@ int main(int argc, char **argv) {
     setvbuf(stdout, NULL, _IOLBF, 0);
     GpuFacts g;
     gpu_facts(&g);
+    rows_tag(g.emulated);                      /* KIT_GPU=t4: every row says it is the emulated T4 path */
     gpu_facts_print(&g);
 
     /* NVTX (the op ranges) binds to CUPTI at the process's first NVTX call, the model's

@@ -296,6 +296,7 @@ int main(int argc, char **argv) {
     setvbuf(stdout, NULL, _IOLBF, 0);
     GpuFacts g;
     gpu_facts(&g);
+    rows_tag(g.emulated);                      /* KIT_GPU=t4: every row says it is the emulated T4 path */
     gpu_facts_print(&g);
     mkdir(results_dir(), 0755);   /* the gap lists come before the first row, which would make it */
 

@@ -4,7 +4,6 @@
 #include <string.h>
 #include "gpu/gpu.h"
 #include "gpu/launch.h"
-#include "report/rows.h"
 #include "model/theory.h"
 
 void kernel_check(const char *file, int line, const char *what) {
@@ -103,6 +102,13 @@ int gpu_code_arch(void) {
 }
 int gpu_sm90_paths(void) { return gpu_cc_major() >= 9 && gpu_code_arch() >= 90; }
 
+/* under KIT_GPU=t4, what every row made here says of itself */
+static void emulation_note(char *buf, size_t size, int dev) {
+    cudaDeviceProp p;
+    CUDA_CHECK(cudaGetDeviceProperties(&p, dev));
+    snprintf(buf, size, "emulated T4 path on %s: timings are that GPU's", p.name);
+}
+
 void gpu_start(void) {
     static int done;
     if (done) return;
@@ -130,11 +136,8 @@ void gpu_start(void) {
                "newer toolkit's PTX; make builds SASS for the GPU at hand (ARCH=%d%d)\n", drv / 1000, drv % 1000 / 10,
                rt / 1000, rt % 1000 / 10, major, minor);
     if (gpu_t4()) {
-        cudaDeviceProp p;
-        CUDA_CHECK(cudaGetDeviceProperties(&p, dev));
         char tag[300];
-        snprintf(tag, sizeof tag, "emulated T4 path on %s: timings are that GPU's", p.name);
-        rows_tag(tag);
+        emulation_note(tag, sizeof tag, dev);
         printf("note: %s (KIT_GPU=t4: cc 7.5, 40 SMs, 64 KB shared memory, 15 GB; kernels compiled for sm_%d)\n", tag,
                gpu_code_arch());
     }
@@ -166,6 +169,7 @@ void gpu_facts(GpuFacts *g) {
                                      f.name, &f.peak_source);
     f.ridge = f.fp16_tflops > 0 && f.bw_gbs > 0 ? ridge_point(f.fp16_tflops, f.bw_gbs) : 0;
     f.has_bf16_tc = f.cc_major >= 8;
+    if (gpu_t4()) emulation_note(f.emulated, sizeof f.emulated, dev);
     *g = f;
 }
 

@@ -25,6 +25,8 @@ typedef struct {
     double ridge;              /* fp16_tflops / bw: FLOP per byte; 0 when the peak is unknown */
     int has_bf16_tc;           /* cc >= 8.0 */
     double copy_gbs;           /* measured device-to-device copy (read + write); 0 = not measured */
+    char emulated[300];        /* KIT_GPU=t4: "emulated T4 path on <GPU>: timings are that GPU's", else "";
+                                * a program that writes rows tags them with it (rows_tag) */
 } GpuFacts;
 
 /* KIT_GPU=t4: the host takes a Colab T4's limits on any newer GPU (compute capability 7.5,
