@@ -1,6 +1,8 @@
-/* gpu_model: TinyLlama on the GPU in fp16 - the KV cache, prefill, the decode step in its
- * four modes, CUDA graphs, generate. The kernels are in ../kernels/, the weights in
- * gpu_weights.cu.
+/* gpu_model: TinyLlama on the GPU in fp16, the week's model - the KV cache, prefill, the
+ * decode step in the lesson's four modes, CUDA graphs, generate. The kernels are in
+ * ../kernels/, the weights in gpu_weights.cu, what a GpuModel holds (every buffer with its
+ * shape) in gpu_model_internal.h, and the fifth mode, persistent (beyond the week), in
+ * gpu_persistent.cu.
  *
  * Three ways through one decode step (B rows, row r's next token at position pos[r]):
  *   eager        446 launches for TinyLlama: each PyTorch op of Hugging Face's Llama its own
@@ -24,49 +26,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include "gpu/gpu.h"
-#include "gpu/gpu_model.h"
+#include "gpu/gpu_model_internal.h"
 #include "gpu/gpu_weights.cuh"
 #include "kernels/kernels.cuh"
 #include "gpu/launch.h"
 #include "model/model.h"
 #include "model/theory.h"
 
-enum { PREFILL_CHUNK = 512 };      /* prompt tokens per forward pass: bounds the scratch */
-static void *dalloc(size_t bytes);
-
-struct GpuModel {
-    Config c;
-    Quant quant;
-    int max_batch, max_seq, tok_cap, sms, pdl;
-    cudaStream_t st;
-    cublasHandle_t cb;
-    void *cublas_ws;
-    GpuWeights w;
-    half *wscratch;                /* int8: one linear layer's weights back in fp16 (the widest) */
-    half *kc, *vc;                 /* [layer][row][kv_head][max_seq][head_dim] */
-    long long kv_layer;            /* halfs per layer in each */
-    half *cos_t, *sin_t;           /* [max_seq][head_dim / 2] */
-    int *d_tok, *d_pos, *h_tok;    /* per row: last token, its position; pinned copy of d_tok */
-    int *h_pos, batch;
-    /* scratch for tok_cap tokens */
-    half *hidden, *xn, *qkv, *attn, *gu, *act, *tmp, *logits, *xlast;
-    float *sq, *rs, *part, *gemv_part;   /* part, counter: the attention's slices; gemv_*: the split GEMV's */
-    int *counter, *gemv_counter;
-    int *d_ids, *d_row, *d_tpos;   /* prefill, per token: id, row, position */
-    int *d_rowid;                  /* 0, 1, ..., max_batch - 1 */
-    cudaGraphExec_t graph[2][MODEL_MAX_BATCH + 1];  /* [graph, graph_eager][batch] */
-    struct {                       /* the persistent step (allocated at its first use) */
-        PersistLayer *layers;
-        uint32_t *counters;
-        float *best_v;
-        int *best_i;
-        uint64_t *trace;           /* allocated at the first gpu_persistent_trace */
-        uint32_t epoch, rows_sum;
-        int smem[PERSIST_MAX_ROWS + 1], blocks;
-        char why[PERSIST_MAX_ROWS + 1][256];   /* "" until asked; then "ok" or the refusal */
-    } ps;
-    StepCounts counts[MODE_COUNT][MODEL_MAX_BATCH + 1];   /* [mode][batch] */
-};
 
 const char *mode_name(Mode m) {
     static const char *n[] = {"eager", "fused", "graph", "graph_eager", "persistent"};
@@ -185,61 +151,67 @@ static void step_eager(GpuModel *m, int B) {
     k_argmax(m->st, 0, m->logits, B, c->vocab, m->d_tok, m->d_pos, 1);           /* greedy */
 }
 
-/* One decode GEMV of the linear layer W in the fused step (a->N, a->K set): fp16 weights as
+/* One decode GEMV of the linear layer W in the fused step (a.N, a.K set): fp16 weights as
  * they are; int8 read by the GEMV itself (QUANT_INT8); or dequantized into the scratch first
  * (QUANT_INT8_UNFUSED), and then the GEMV goes without programmatic dependent launch, since it
  * loads its first weights before it waits for the kernel before, which is the one writing them. */
-static void gemv(GpuModel *m, int pdl, Part p, int layer, int epi, const LinearWeight *W, GemvArgs *a) {
-    a->w = NULL, a->w8 = NULL, a->scale = NULL;
-    if (W->q && m->quant == QUANT_INT8) a->w8 = W->q, a->scale = W->scale;
+static void gemv(GpuModel *m, int pdl, Part p, int layer, int epi, const LinearWeight *W, GemvArgs a) {
+    if (W->q && m->quant == QUANT_INT8) a.w8 = W->q, a.scale = W->scale;
     else {
-        a->w = fp16_weights(m, pdl, layer, W, a->N, a->K);
+        a.w = fp16_weights(m, pdl, layer, W, a.N, a.K);
         if (!W->h) pdl = 0;
     }
-    k_gemv(m->st, pdl, p, layer, epi, a);
+    k_gemv(m->st, pdl, p, layer, epi, &a);
 }
 
-/* ---- the fused step ---- */
+/* ---- the fused step: per layer a GEMV that norms its input and writes q, k and v (RoPE'd,
+ * k and v into the cache), attention, a GEMV that adds o to the residual, a GEMV that norms
+ * and applies silu(gate) * up, a GEMV that adds down to the residual ---- */
 static void step_fused(GpuModel *m, int B) {
     const Config *c = &m->c;
-    const int dim = c->dim, qd = c->n_heads * c->head_dim, H = c->ffn_dim, pdl = m->pdl;
+    const int dim = c->dim, qd = c->n_heads * c->head_dim, qkvd = qd + 2 * c->n_kv_heads * c->head_dim;
+    const int H = c->ffn_dim, pdl = m->pdl;
+    const float eps = c->norm_eps;
     if (B > GEMV_MAX_ROWS) {                                 /* every row one token of the token path */
         forward_tokens(m, m->d_tok, m->d_rowid, m->d_pos, B, 0);
-        k_rmsnorm(m->st, 0, -1, m->hidden, m->w.final_norm, m->xn, B, dim, c->norm_eps);
+        k_rmsnorm(m->st, 0, -1, m->hidden, m->w.final_norm, m->xn, B, dim, eps);
         linear(m, P_LM_HEAD, -1, "lm_head", m->xn, B, dim, &m->w.lm_head, c->vocab, m->logits, 0.f);
         k_argmax(m->st, 0, m->logits, B, c->vocab, m->d_tok, m->d_pos, 1);
         return;
     }
-    const int prologue = B <= GEMV_NORM_ROWS;               /* else rmsnorm first, into xn */
-    GemvArgs a = {};
-    a.B = B, a.eps = c->norm_eps, a.pos = m->d_pos, a.cos_t = m->cos_t, a.sin_t = m->sin_t;
-    a.nh = c->n_heads, a.nkv = c->n_kv_heads, a.hd = c->head_dim, a.max_seq = m->max_seq;
-    a.epi_early = pdl;      /* every GEMV's residual and positions were written two or more kernels before */
-    a.part = m->gemv_part, a.counter = m->gemv_counter;     /* NULL if the model holds <= GEMV_NORM_ROWS rows */
+    /* Up to GEMV_NORM_ROWS rows a GEMV norms its input itself (its prologue, from the residual
+     * stream); beyond, an rmsnorm kernel writes xn first. Every GEMV below also gets the split
+     * kernel's scratch (part, counter: NULL when the model holds <= GEMV_NORM_ROWS rows) and
+     * epi_early: the residual and the positions its epilogue reads were written two or more
+     * kernels before it, so under programmatic dependent launch it may read them early. */
+    const int prologue = B <= GEMV_NORM_ROWS;
+    const half *normed = prologue ? m->hidden : m->xn;      /* what a normed GEMV reads */
     k_embed(m->st, pdl, m->d_tok, m->w.embed, m->hidden, B, dim);
     for (int l = 0; l < c->n_layers; l++) {
         const LayerWeights *L = &m->w.layer[l];
-        if (!prologue) k_rmsnorm(m->st, pdl, l, m->hidden, L->attn_norm, m->xn, B, dim, c->norm_eps);
-        a.N = (c->n_heads + 2 * c->n_kv_heads) * c->head_dim, a.K = dim;
-        a.x = prologue ? m->hidden : m->xn, a.x_stride = dim, a.norm_w = prologue ? L->attn_norm : NULL;
-        a.y = m->qkv, a.y_stride = qd, a.kc = m->kc + l * m->kv_layer, a.vc = m->vc + l * m->kv_layer;
-        gemv(m, pdl, P_QKV, l, EPI_QKV_ROPE, &L->wqkv, &a);
+        if (!prologue) k_rmsnorm(m->st, pdl, l, m->hidden, L->attn_norm, m->xn, B, dim, eps);
+        gemv(m, pdl, P_QKV, l, EPI_QKV_ROPE, &L->wqkv, (GemvArgs){
+            .N = qkvd, .K = dim, .x = normed, .x_stride = dim, .B = B, .norm_w = prologue ? L->attn_norm : NULL,
+            .eps = eps, .y = m->qkv, .y_stride = qd, .pos = m->d_pos, .cos_t = m->cos_t, .sin_t = m->sin_t,
+            .kc = m->kc + l * m->kv_layer, .vc = m->vc + l * m->kv_layer, .nh = c->n_heads, .nkv = c->n_kv_heads,
+            .hd = c->head_dim, .max_seq = m->max_seq, .epi_early = pdl, .part = m->gemv_part, .counter = m->gemv_counter});
         attention(m, pdl, l, m->qkv, qd, NULL, m->d_pos, B, 1, 0);
-        a.N = dim, a.K = qd, a.x = m->attn, a.x_stride = qd, a.norm_w = NULL;
-        a.y = m->hidden, a.y_stride = dim;
-        gemv(m, pdl, P_O, l, EPI_RESIDUAL, &L->wo, &a);
-        if (!prologue) k_rmsnorm(m->st, pdl, l, m->hidden, L->ffn_norm, m->xn, B, dim, c->norm_eps);
-        a.N = 2 * H, a.K = dim, a.x = prologue ? m->hidden : m->xn, a.x_stride = dim;
-        a.norm_w = prologue ? L->ffn_norm : NULL, a.y = m->act, a.y_stride = H;
-        gemv(m, pdl, P_GATE_UP, l, EPI_SILU_MUL, &L->wgu, &a);
-        a.N = dim, a.K = H, a.x = m->act, a.x_stride = H, a.norm_w = NULL;
-        a.y = m->hidden, a.y_stride = dim;
-        gemv(m, pdl, P_DOWN, l, EPI_RESIDUAL, &L->wdown, &a);
+        gemv(m, pdl, P_O, l, EPI_RESIDUAL, &L->wo, (GemvArgs){
+            .N = dim, .K = qd, .x = m->attn, .x_stride = qd, .B = B, .y = m->hidden, .y_stride = dim,
+            .epi_early = pdl, .part = m->gemv_part, .counter = m->gemv_counter});
+        if (!prologue) k_rmsnorm(m->st, pdl, l, m->hidden, L->ffn_norm, m->xn, B, dim, eps);
+        gemv(m, pdl, P_GATE_UP, l, EPI_SILU_MUL, &L->wgu, (GemvArgs){
+            .N = 2 * H, .K = dim, .x = normed, .x_stride = dim, .B = B, .norm_w = prologue ? L->ffn_norm : NULL,
+            .eps = eps, .y = m->act, .y_stride = H, .epi_early = pdl, .part = m->gemv_part, .counter = m->gemv_counter});
+        gemv(m, pdl, P_DOWN, l, EPI_RESIDUAL, &L->wdown, (GemvArgs){
+            .N = dim, .K = H, .x = m->act, .x_stride = H, .B = B, .y = m->hidden, .y_stride = dim,
+            .epi_early = pdl, .part = m->gemv_part, .counter = m->gemv_counter});
     }
-    if (!prologue) k_rmsnorm(m->st, pdl, -1, m->hidden, m->w.final_norm, m->xn, B, dim, c->norm_eps);
-    a.N = c->vocab, a.K = dim, a.x = prologue ? m->hidden : m->xn, a.x_stride = dim;
-    a.norm_w = prologue ? m->w.final_norm : NULL, a.y = m->logits, a.y_stride = c->vocab;
-    gemv(m, pdl, P_LM_HEAD, -1, EPI_STORE, &m->w.lm_head, &a);
+    if (!prologue) k_rmsnorm(m->st, pdl, -1, m->hidden, m->w.final_norm, m->xn, B, dim, eps);
+    gemv(m, pdl, P_LM_HEAD, -1, EPI_STORE, &m->w.lm_head, (GemvArgs){
+        .N = c->vocab, .K = dim, .x = normed, .x_stride = dim, .B = B, .norm_w = prologue ? m->w.final_norm : NULL,
+        .eps = eps, .y = m->logits, .y_stride = c->vocab, .epi_early = pdl, .part = m->gemv_part,
+        .counter = m->gemv_counter});
     k_argmax(m->st, pdl, m->logits, B, c->vocab, m->d_tok, m->d_pos, 1);
 }
 
@@ -288,122 +260,11 @@ StepCounts gpu_step_counts(GpuModel *m, Mode mode) {
     return m->counts[mode][B];
 }
 
-/* ---- the persistent step (kernels/persistent.cu) ---- */
-static PersistArgs persist_args(GpuModel *m, int B) {
-    const Config *c = &m->c;
-    PersistArgs a = {};
-    a.layers = m->ps.layers, a.n_layers = c->n_layers, a.dim = c->dim, a.qd = c->n_heads * c->head_dim;
-    a.kvd = c->n_kv_heads * c->head_dim, a.ffn_dim = c->ffn_dim, a.vocab = c->vocab, a.nh = c->n_heads;
-    a.nkv = c->n_kv_heads, a.hd = c->head_dim, a.max_seq = m->max_seq, a.B = B, a.eps = c->norm_eps;
-    a.kv_layer = m->kv_layer, a.embed = m->w.embed, a.final_norm = m->w.final_norm, a.lm_head = m->w.lm_head.h;
-    a.cos_t = m->cos_t, a.sin_t = m->sin_t, a.h = m->hidden, a.q = m->qkv, a.attn = m->attn, a.act = m->act;
-    a.logits = m->logits, a.kc = m->kc, a.vc = m->vc, a.tok = m->d_tok, a.pos = m->d_pos;
-    a.counters = m->ps.counters, a.best_v = m->ps.best_v, a.best_i = m->ps.best_i;
-    a.trace_ops = 5 * c->n_layers + 2;
-    persist_layout(&a);
-    return a;
-}
-/* why the persistent step cannot run B rows here, or NULL; asked once per B */
-static const char *persist_refusal(GpuModel *m, int B) {
-    if (B < 1 || B > PERSIST_MAX_ROWS)
-        return "persistent mode keeps each op's input rows in shared memory and runs 1 to 8 rows; larger batches "
-               "run in graph mode";
-    char *why = m->ps.why[B];
-    if (why[0]) return strcmp(why, "ok") ? why : NULL;
-    const int arch = gpu_code_arch();
-    PersistArgs a = persist_args(m, B);
-    const int smem = persist_layout(&a);
-    if (m->quant != QUANT_FP16)
-        snprintf(why, 256, "persistent mode reads fp16 weights; %s runs in the fused and graph modes", quant_name(m->quant));
-    else if (!gpu_sm90_paths())
-        snprintf(why, 256, "persistent mode needs an sm_90 GPU and kernels built for it (bulk copies, mbarriers); %s",
-                 gpu_t4() ? "under KIT_GPU=t4 this is a T4 (sm_75)" : arch < 90 ? "these kernels were built for an older GPU"
-                                                                    : "this GPU is older");
-    else if (!smem)
-        snprintf(why, 256, "persistent mode: two ring stages and %d rows of x do not fit in a block's %d KB of shared "
-                 "memory", B, gpu_smem_optin() / 1024);
-    else if (persist_blocks_per_sm(smem) < 1)
-        snprintf(why, 256, "persistent mode: a block of %d threads with %d KB of shared memory does not fit on an SM, "
-                 "so its blocks could not all be resident at once", PERSIST_THREADS + 32, smem / 1024);
-    else snprintf(why, 256, "ok"), m->ps.smem[B] = smem;
-    return strcmp(why, "ok") ? why : NULL;
-}
+/* ---- the public steps ---- */
 const char *gpu_mode_refusal(GpuModel *m, Mode mode, int batch) {
-    return mode == MODE_PERSISTENT ? persist_refusal(m, batch) : NULL;
-}
-static void step_persistent(GpuModel *m, int B) {
-    const Config *c = &m->c;
-    if (!m->ps.layers) {
-        PersistLayer *h = (PersistLayer *)xcalloc(c->n_layers, sizeof *h);
-        for (int l = 0; l < c->n_layers; l++) {
-            const LayerWeights *L = &m->w.layer[l];
-            h[l] = (PersistLayer){L->wqkv.h, L->wo.h, L->wgu.h, L->wdown.h, L->attn_norm, L->ffn_norm};
-        }
-        m->ps.layers = (PersistLayer *)dalloc(sizeof *h * c->n_layers);
-        CUDA_CHECK(cudaMemcpy(m->ps.layers, h, sizeof *h * c->n_layers, cudaMemcpyHostToDevice));
-        free(h);
-        const long long n = persist_counter_count(c->n_layers, c->n_heads, c->n_kv_heads, c->n_heads * c->head_dim,
-                                                  c->ffn_dim), tiles = (c->vocab + 15) / 16;
-        m->ps.counters = (uint32_t *)dalloc(sizeof(uint32_t) * n);
-        CUDA_CHECK(cudaMemset(m->ps.counters, 0, sizeof(uint32_t) * n));
-        m->ps.best_v = (float *)dalloc(sizeof(float) * PERSIST_MAX_ROWS * tiles);
-        m->ps.best_i = (int *)dalloc(sizeof(int) * PERSIST_MAX_ROWS * tiles);
-        m->ps.blocks = m->sms;         /* one an SM: persist_refusal checked that one fits */
-    }
-    PersistArgs a = persist_args(m, B);
-    a.epoch = ++m->ps.epoch, a.rows_sum = m->ps.rows_sum += B, a.trace = m->ps.trace;
-    k_persistent_step(m->st, &a, m->ps.blocks, m->ps.smem[B]);
-}
-int gpu_persistent_trace(GpuModel *m, PersistTrace *t) {
-    const int B = m->batch;
-    if (B < 1) die("gpu_persistent_trace: no prompt yet; call gpu_prefill first");
-    if (persist_refusal(m, B)) return 0;
-    const PersistArgs a = persist_args(m, B);
-    const int ops = a.trace_ops, G = m->sms, S = PERSIST_TRACE_SLOTS;
-    const size_t bytes = sizeof(uint64_t) * S * ops * G;
-    if (!m->ps.trace) m->ps.trace = (uint64_t *)dalloc(bytes);
-    CUDA_CHECK(cudaMemsetAsync(m->ps.trace, 0, bytes, m->st));
-    gpu_decode_step(m, MODE_PERSISTENT);
-    uint64_t *h = (uint64_t *)xmalloc(bytes);
-    CUDA_CHECK(cudaMemcpyAsync(h, m->ps.trace, bytes, cudaMemcpyDeviceToHost, m->st));
-    CUDA_CHECK(cudaStreamSynchronize(m->st));
-    CUDA_CHECK(cudaFree(m->ps.trace));
-    m->ps.trace = NULL;
-    memset(t, 0, sizeof *t);
-    static const char *names[PT_COUNT] = {"embed", "qkv", "attn", "o", "gate_up", "down", "lm_head"};
-    uint64_t t0 = UINT64_MAX, t_end = 0, prev = 0;
-    for (int b = 0; b < G; b++) t0 = h[(size_t)b * ops * S] < t0 ? h[(size_t)b * ops * S] : t0;
-    int khz;
-    CUDA_CHECK(cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, 0));
-    prev = t0;
-    int n[PT_COUNT] = {0};
-    for (int i = 0; i < ops; i++) {
-        const int k = i == 0 ? PT_EMBED : i == ops - 1 ? PT_LM_HEAD : PT_QKV + (i - 1) % 5;
-        uint64_t done = 0;
-        double wait = 0, work = 0, ring = 0, end = 0;
-        int busy = 0;
-        for (int b = 0; b < G; b++) {
-            const uint64_t *s = h + ((size_t)b * ops + i) * S;
-            if (!s[1]) continue;       /* no units of this op */
-            busy++, wait += (double)(s[1] - s[0]), work += (double)(s[2] - s[1]);
-            ring += s[3] / (khz * 1e-6), end += s[4] / (khz * 1e-6);
-            if (s[2] > done) done = s[2];
-        }
-        if (!busy) continue;
-        t->path_us[k] += (done - prev) / 1e3, t->wait_us[k] += wait / busy / 1e3, t->work_us[k] += work / busy / 1e3;
-        t->ring_us[k] += ring / busy / 1e3, t->end_us[k] += end / busy / 1e3;
-        n[k]++, prev = done, t_end = done > t_end ? done : t_end;
-    }
-    for (int k = 0; k < PT_COUNT; k++) {
-        t->name[k] = names[k];
-        if (n[k]) t->path_us[k] /= n[k], t->wait_us[k] /= n[k], t->work_us[k] /= n[k], t->ring_us[k] /= n[k], t->end_us[k] /= n[k];
-    }
-    t->step_us = (t_end - t0) / 1e3, t->blocks = G, t->threads = PERSIST_THREADS + 32, t->ring_stages = a.ring_stages;
-    free(h);
-    return 1;
+    return mode == MODE_PERSISTENT ? persist_refusal(m, batch) : NULL;   /* the week's four modes run everywhere */
 }
 
-/* ---- the public steps ---- */
 void gpu_decode_step(GpuModel *m, Mode mode) {
     int B = m->batch;
     if (B < 1) die("gpu_decode_step: no prompt yet; call gpu_prefill first");
@@ -416,7 +277,7 @@ void gpu_decode_step(GpuModel *m, Mode mode) {
     if (mode == MODE_EAGER) step_eager(m, B);
     else if (mode == MODE_FUSED) step_fused(m, B);
     else if (mode == MODE_PERSISTENT) step_persistent(m, B);
-    else {
+    else {   /* graph: step_fused's kernels, graph_eager: step_eager's, as capture() recorded them */
         cudaGraphExec_t g = graph_for(m, mode, B);
         op_begin(P_OTHER, -1, "graph_launch");
         CUDA_CHECK(cudaGraphLaunch(g, m->st));
@@ -470,11 +331,10 @@ void gpu_prefill_rows(GpuModel *m, const int *ids, const int *lens, int batch, f
             }
         }
     for (int r0 = 0; r0 < batch; r0 += GEMV_MAX_ROWS) {  /* lm_head of the last tokens: the batch-invariant GEMV */
-        GemvArgs a = {};
-        a.N = c->vocab, a.K = c->dim, a.x = m->xlast + (long long)r0 * c->dim, a.x_stride = c->dim;
-        a.B = batch - r0 < GEMV_MAX_ROWS ? batch - r0 : GEMV_MAX_ROWS;
-        a.y = m->logits + (long long)r0 * c->vocab, a.y_stride = c->vocab;
-        gemv(m, 0, P_LM_HEAD, -1, EPI_STORE, &m->w.lm_head, &a);
+        gemv(m, 0, P_LM_HEAD, -1, EPI_STORE, &m->w.lm_head, (GemvArgs){
+            .N = c->vocab, .K = c->dim, .x = m->xlast + (long long)r0 * c->dim, .x_stride = c->dim,
+            .B = batch - r0 < GEMV_MAX_ROWS ? batch - r0 : GEMV_MAX_ROWS, .y = m->logits + (long long)r0 * c->vocab,
+            .y_stride = c->vocab});
     }
     k_argmax(m->st, 0, m->logits, batch, c->vocab, m->d_tok, NULL, 0);
     m->batch = batch;
@@ -538,7 +398,7 @@ GenTiming gpu_generate(GpuModel *m, const int *ids, int n, int batch, int n_new,
 }
 
 /* ---- open / free ---- */
-static void *dalloc(size_t bytes) {
+void *dalloc(size_t bytes) {
     void *p;
     CUDA_CHECK(cudaMalloc(&p, bytes));
     return p;
@@ -593,8 +453,8 @@ GpuModel *gpu_model_open(const GpuModelOpts *o) {
     CUDA_CHECK(cudaStreamCreateWithFlags(&m->st, cudaStreamNonBlocking));
     CUBLAS_CHECK(cublasCreate(&m->cb));
     CUBLAS_CHECK(cublasSetStream(m->cb, m->st));
-    m->cublas_ws = dalloc(32 << 20);       /* a fixed workspace, so graph capture allocates nothing */
-    CUBLAS_CHECK(cublasSetWorkspace(m->cb, m->cublas_ws, 32 << 20));
+    m->cublas_ws = dalloc(CUBLAS_WORKSPACE_BYTES);
+    CUBLAS_CHECK(cublasSetWorkspace(m->cb, m->cublas_ws, CUBLAS_WORKSPACE_BYTES));
 
     gpu_weights_load(&m->w, c, o->model_dir, o->seed, m->st, o->quiet);
     if (wscratch) {
@@ -655,10 +515,10 @@ void gpu_model_free(GpuModel *m) {
     void *bufs[] = {m->kc, m->vc, m->cos_t, m->sin_t, m->d_tok, m->d_pos, m->hidden, m->xn, m->tmp, m->xlast,
                     m->qkv, m->attn, m->gu, m->act, m->logits, m->sq, m->rs, m->part, m->counter, m->gemv_part,
                     m->gemv_counter, m->d_ids,
-                    m->d_row, m->d_tpos, m->d_rowid, m->cublas_ws, m->wscratch, m->ps.layers, m->ps.counters,
-                    m->ps.best_v, m->ps.best_i};
+                    m->d_row, m->d_tpos, m->d_rowid, m->cublas_ws, m->wscratch};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) CUDA_CHECK(cudaFree(bufs[i]));
     CUDA_CHECK(cudaFreeHost(m->h_tok));
+    persist_free(m);
     gpu_weights_free(&m->w);
     CUBLAS_CHECK(cublasDestroy(m->cb));
     CUDA_CHECK(cudaStreamDestroy(m->st));
