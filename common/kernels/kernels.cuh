@@ -112,6 +112,7 @@ typedef struct {
     int tile8;      /* set by k_gemv: the tile height (8 or 16 rows) it chose */
     const int8_t *w8; const float *scale;   /* int8 weights instead of w (NULL), one fp32 scale per row:
                                              * y[r] = scale[r] x sum_k w8[r][k] x[k] (before the epilogue) */
+    int plain;      /* 1: the plain kernel (fp16, B <= GEMV_NORM_ROWS), as a GEMV_PLAIN build runs every GEMV */
 } GemvArgs;
 enum { GEMV_MAX_ROWS = 32, GEMV_NORM_ROWS = 8 };
 void k_gemv(cudaStream_t s, int pdl, Part part, int layer, int epi, const GemvArgs *a);
