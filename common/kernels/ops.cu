@@ -30,9 +30,11 @@ void k_convert(cudaStream_t s, half *dst, const void *src, long long n, int src_
     LAUNCH(P_OTHER, -1, "convert_to_fp16", convert_to_fp16, grid_for(n, 256), 256, 0, s, dst, src, n, src_is_f32);
 }
 
-/* int8 weight-only (DESIGN.md): one block per output row; the row's max |w| (a max: exact in
- * any order), its scale, and q = w / scale rounded half to even, by the functions the CPU
- * reference calls (model.h), so the two agree bit for bit. */
+/* int8 weight-only: each output row of a linear layer gets an fp32 scale = max |w| / 127, and
+ * q = w / scale rounded half to even into [-127, 127]; the GEMV computes scale x sum(q x) with
+ * fp32 sums. Here: one block per output row; the row's max |w| (a max: exact in any order), its
+ * scale, and q, by the functions the CPU reference calls (model.h), so the two agree bit for
+ * bit. */
 __global__ void quantize_int8(const half *w, int8_t *q, float *scale, int cols) {
     const half *row = w + (long long)blockIdx.x * cols;
     __shared__ float red[32];

@@ -1,7 +1,7 @@
 /* trace: the records, the window analysis and the Chrome-trace JSON (trace.h). The
- * arithmetic follows DESIGN.md's definitions: busy = union of kernel intervals, span =
- * first start -> last end, a gap = a positive interval between the end of the union so
- * far and the next kernel start. */
+ * arithmetic: busy = the union of the kernel intervals (the GPU time; the busy ratio divides
+ * it by the step's TPOT measured without a profiler), span = first start -> last end, a gap =
+ * a positive interval between the end of the union so far and the next kernel start. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

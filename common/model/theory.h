@@ -9,9 +9,10 @@ extern "C" {
 #endif
 
 double weight_bytes(const Config *c);                      /* params x 2 (fp16) */
-/* int8 weight-only (DESIGN.md): the linear layers (q, k, v, o, gate, up, down, lm_head, which
- * is counted even when tied to the embedding) hold 1 byte a weight and an fp32 scale per
- * output row; embeddings and norms stay 2 bytes a parameter. */
+/* int8 weight-only: the linear layers (q, k, v, o, gate, up, down, lm_head, which is counted
+ * even when tied to the embedding) hold 1 byte a weight and an fp32 scale per output row
+ * (max |w| / 127); embeddings and norms stay 2 bytes a parameter. The int8 floor is these
+ * bytes / the bandwidth, and int8 TPOT is reported against it and against the 16-bit floor. */
 double linear_params(const Config *c);                     /* the linear layers' weights */
 double linear_rows(const Config *c);                       /* their output rows: one scale each */
 double int8_weight_bytes(const Config *c);                 /* linear x 1 + rows x 4 + the rest x 2 */
