@@ -14,7 +14,11 @@ SHARED    ?= ../shared
 BUILD     ?= build
 BIN       ?= bin
 MODEL_DIR ?= models/TinyLlama-1.1B-Chat-v1.0
-CC        ?= gcc
+# gcc unless CC is given (make CC=clang, or CC in the environment): make's own default CC
+# (cc) is already set, so CC ?= gcc would never apply
+ifeq ($(origin CC),default)
+CC        := gcc
+endif
 NVCC      ?= nvcc
 CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(realpath $(shell command -v $(NVCC) 2>/dev/null)))
 ifeq ($(CUDA_HOME),)
