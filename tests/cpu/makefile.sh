@@ -2,6 +2,9 @@
 # The Makefile's own behaviour, from make's dry runs (make -n) and cheap real targets, never
 # `make test` itself (this runs inside it):
 #   - CC: gcc unless the user names one (make CC=..., or CC in the environment).
+#   - a path with a space (or a quote) in SHARED, MODEL, MODEL_DIR or MINE reaches the command
+#     as one argument: a missing fixtures folder gives the tests' "skipped" sentence, not a
+#     shell error; the days get --model 'the folder'; check-answers reads the --mine file.
 cd "$(dirname "$0")/../.."
 unset MAKEFLAGS MFLAGS MAKELEVEL   # the make test that runs this: its variables and jobserver stay there
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
@@ -17,6 +20,34 @@ recipe -W tools/tokenize.c bin/tokenize CC=clang
 ok "CC: make CC=clang wins" "grep -q '^clang .*tools/tokenize.c' $tmp/out"
 CC=clang make -n --no-print-directory -W tools/tokenize.c bin/tokenize > $tmp/out 2>&1
 ok "CC: CC=clang in the environment wins" "tail -1 $tmp/out | grep -q '^clang .*tools/tokenize.c'"
+
+# Paths with a space and a quote. args LINE: the words the shell makes of a recipe line's
+# arguments, each in [], the program itself left out.
+sp="$tmp/my files/it's here"
+mkdir -p "$sp/my model"
+args() { local line=$1 prog=${1%% *}; bash -c "printf '[%s]' ${line#"$prog"}"; }
+recipe test SHARED="$sp/no fixtures"
+line=$(sed 's#tests/run.sh cpu$#tests/cpu/tokenize_cli.sh#' $tmp/out)
+env -u KIT_REQUIRE_FIXTURES bash -c "$line" > $tmp/out 2>&1
+ok "make test SHARED='a b': a missing folder is the tests' skipped sentence, naming it whole" \
+   "grep -qF \"tokenize_cli: 0 passed, 0 failed, 1 skipped (no fixtures at $sp/no fixtures/fixtures\" $tmp/out"
+for t in test-gpu test-gpu-t4 fuzz; do
+  make -n --no-print-directory $t SHARED="$sp/no fixtures" 2>&1 | sed -n '/SHARED=/,$p' | sed 's/\\$//' | tr '\n' ' ' > $tmp/out   # one line
+  line=$(sed -E 's#(tests/run.sh (cpu|gpu)|tests/cpu/fuzz.sh) *$#printenv SHARED#' $tmp/out)
+  ok "make $t: SHARED reaches its tests whole" "[ \"\$(bash -c \"\$line\" 2>&1)\" = \"\$sp/no fixtures\" ]"
+done
+recipe day07 MODEL="$sp/my model"
+ok "make day07 MODEL='a b': --model and the folder, two arguments" "[ \"\$(args \"\$(cat $tmp/out)\")\" = \"[--model][\$sp/my model]\" ]"
+: > "$sp/my model/model.safetensors"
+recipe day08 MODEL_DIR="$sp/my model"
+ok "make day08 MODEL_DIR='a b': its weights are found and passed whole" "[ \"\$(args \"\$(cat $tmp/out)\")\" = \"[--model][\$sp/my model]\" ]"
+recipe model MODEL_DIR="$sp/my model"
+ok "make model MODEL_DIR='a b': one argument" "[ \"\$(args \"\$(cat $tmp/out)\")\" = \"[\$sp/my model]\" ]"
+printf 'day10.gemms_per_step = 155\n' > "$sp/my numbers.txt"
+recipe check-answers MINE="$sp/my numbers.txt"
+line=$(cat $tmp/out)
+bash -c "$line" > $tmp/out 2>&1
+ok "make check-answers MINE='a b': the file is read" "grep -qF \"your numbers against the measured ones ($sp/my numbers.txt)\" $tmp/out"
 
 echo "makefile: $pass passed, $fail failed"
 [ $fail = 0 ]
