@@ -214,10 +214,10 @@ gpu-check:
 model:
 	tools/get_model.sh $(call shq,$(MODEL_DIR))
 
-# The kit as one archive, for a student to upload to Colab: the files git tracks, as committed.
+# The kit as one archive, for a student to upload to Colab: in a git clone the files git tracks,
+# as committed (naming what is not committed), else the folder less its build outputs.
 dist:
-	git archive --format=tar.gz --prefix=kit/ -o kit.tar.gz HEAD
-	@echo "wrote kit.tar.gz ($$(du -h kit.tar.gz | cut -f1)): upload it to Colab and unpack it with  tar xzf kit.tar.gz"
+	@tools/dist.sh
 
 clean:
 	rm -rf build build-t4 bin

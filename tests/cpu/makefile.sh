@@ -5,6 +5,9 @@
 #   - a path with a space (or a quote) in SHARED, MODEL, MODEL_DIR or MINE reaches the command
 #     as one argument: a missing fixtures folder gives the tests' "skipped" sentence, not a
 #     shell error; the days get --model 'the folder'; check-answers reads the --mine file.
+#   - make dist, in a small copy of the kit: in a git clone, the last commit, and one line naming
+#     each file not committed; with no .git (an unpacked kit.tar.gz), or inside another
+#     repository, the folder as it is less build outputs and hidden folders; all under kit/.
 cd "$(dirname "$0")/../.."
 unset MAKEFLAGS MFLAGS MAKELEVEL   # the make test that runs this: its variables and jobserver stay there
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
@@ -48,6 +51,38 @@ recipe check-answers MINE="$sp/my numbers.txt"
 line=$(cat $tmp/out)
 bash -c "$line" > $tmp/out 2>&1
 ok "make check-answers MINE='a b': the file is read" "grep -qF \"your numbers against the measured ones ($sp/my numbers.txt)\" $tmp/out"
+
+# make dist in a small kit: the Makefile, tools/dist.sh, .gitignore and two files
+d=$tmp/dist/kit
+mkdir -p "$d/tools" "$d/sub" && cp Makefile .gitignore "$d/" && cp tools/dist.sh "$d/tools/"
+echo committed > "$d/a.txt" && echo b > "$d/sub/b.txt"
+g() { git -C "$d" -c user.name=kit -c user.email=kit@example.invalid -c commit.gpgsign=false "$@"; }
+members() { tar tzf "$d/kit.tar.gz" | grep -v '/$' | LC_ALL=C sort | tr '\n' ' '; }
+dist() { make -C "$d" --no-print-directory dist > $tmp/out 2>&1; rc=$?; }
+if command -v git >/dev/null; then
+  g init -q && g add -A && g commit -qm kit
+  dist
+  ok "make dist, all committed: exit 0, the tracked files under kit/, no warning" \
+     "[ \$rc = 0 ] && [ \"\$(members)\" = 'kit/.gitignore kit/Makefile kit/a.txt kit/sub/b.txt kit/tools/dist.sh ' ] && ! grep -q warning $tmp/out"
+  echo edited >> "$d/a.txt"; echo new > "$d/new file.txt"; rm "$d/sub/b.txt"; mkdir "$d/bin" "$d/results"; echo x > "$d/bin/prog"
+  dist
+  ok "make dist with uncommitted changes: one line naming each, not the ignored outputs" \
+     "[ \$rc = 0 ] && [ \$(grep -c '^warning: ' $tmp/out) = 1 ] && grep -q '^warning: .* these 3 uncommitted changes are not in it: a.txt (modified), sub/b.txt (deleted), new file.txt (untracked); commit them' $tmp/out"
+  ok "make dist with uncommitted changes: the archive is the last commit" \
+     "[ \"\$(members)\" = 'kit/.gitignore kit/Makefile kit/a.txt kit/sub/b.txt kit/tools/dist.sh ' ] && [ \"\$(tar xzOf $d/kit.tar.gz kit/a.txt)\" = committed ]"
+  mkdir -p "$d/.ipynb_checkpoints" "$d/build-t4" && touch "$d/.ipynb_checkpoints/x" "$d/build-t4/y" "$d/models"
+  mv "$d/.git" "$tmp/dist/.git"          # the kit inside another repository: its folder, not that one
+  dist
+  ok "make dist in a kit inside another repository: the folder as it is" \
+     "[ \$rc = 0 ] && [ \"\$(members)\" = 'kit/.gitignore kit/Makefile kit/a.txt kit/new file.txt kit/tools/dist.sh ' ] && grep -q 'from this folder as it is' $tmp/out"
+  rm -rf "$tmp/dist/.git"
+  dist
+  ok "make dist with no .git (an unpacked kit): the folder, less bin/ build-*/ models results/ hidden folders and kit.tar.gz" \
+     "[ \$rc = 0 ] && [ \"\$(members)\" = 'kit/.gitignore kit/Makefile kit/a.txt kit/new file.txt kit/tools/dist.sh ' ]"
+  ok "make dist with no .git: the files as they are now" "[ \"\$(tar xzOf $d/kit.tar.gz kit/a.txt | tail -1)\" = edited ]"
+else
+  fail=$((fail + 1)); echo "FAIL: make dist's checks need git (apt-get install -y git)"
+fi
 
 echo "makefile: $pass passed, $fail failed"
 [ $fail = 0 ]
