@@ -14,12 +14,21 @@ SHARED    ?= ../shared
 BUILD     ?= build
 BIN       ?= bin
 MODEL_DIR ?= models/TinyLlama-1.1B-Chat-v1.0
-CC        ?= gcc
+# gcc unless CC is given (make CC=clang, or CC in the environment): make's own default CC
+# (cc) is already set, so CC ?= gcc would never apply
+ifeq ($(origin CC),default)
+CC        := gcc
+endif
 NVCC      ?= nvcc
 CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(realpath $(shell command -v $(NVCC) 2>/dev/null)))
 ifeq ($(CUDA_HOME),)
 CUDA_HOME := /usr/local/cuda
 endif
+
+# $(call shq,VALUE): VALUE as one shell word, whatever it holds ('a b' -> 'a b', it's -> 'it'\''s').
+# Every path a user may pass (SHARED, MODEL, MODEL_DIR, MINE) reaches a recipe through it, so a
+# folder with a space in its name is one argument, not two words and a shell error.
+shq = '$(subst ','\'',$(1))'
 
 # ARCH: the compute capability of the GPU here, or both sm_75 (T4) and sm_90 (H100/H200)
 # when there is none (CI), so every program is known to build for both. The build carries
@@ -139,26 +148,27 @@ $(BUILD)/fuzz/obj $(BUILD)/fuzz/bin:
 fuzz-build: $(if $(HAVE_FUZZ),$(FUZZ_BINS) $(FUZZ_SEEDS))
 fuzz: fuzz-build
 	@$(if $(HAVE_FUZZ),,echo "make fuzz needs clang with libFuzzer ($(FUZZ_CC)): apt-get install clang libclang-rt-dev"; exit 1;)
-	@SHARED=$(SHARED) BUILD=$(BUILD) KIT_FUZZ_SECONDS=$(FUZZ_SECONDS) KIT_FUZZ_JOBS=$(FUZZ_JOBS) \
+	@SHARED=$(call shq,$(SHARED)) BUILD=$(BUILD) KIT_FUZZ_SECONDS=$(FUZZ_SECONDS) KIT_FUZZ_JOBS=$(FUZZ_JOBS) \
 	 KIT_FUZZ_TARGETS="$(FUZZ_TARGETS)" tests/cpu/fuzz.sh
 
 test: programs $(CPU_TESTS) $(ASAN_BINS) fuzz-build
-	@SHARED=$(SHARED) BUILD=$(BUILD) BIN=$(BIN) KIT_FUZZ_TARGETS="$(FUZZ_TARGETS)" tests/run.sh cpu
+	@SHARED=$(call shq,$(SHARED)) BUILD=$(BUILD) BIN=$(BIN) KIT_FUZZ_TARGETS="$(FUZZ_TARGETS)" tests/run.sh cpu
 gpu-programs: programs $(GPU_TESTS)
 test-gpu: gpu-check gpu-programs
-	@SHARED=$(SHARED) BUILD=$(BUILD) BIN=$(BIN) tests/run.sh gpu
+	@SHARED=$(call shq,$(SHARED)) BUILD=$(BUILD) BIN=$(BIN) tests/run.sh gpu
 # The T4's code path on the GPU at hand: every kernel built as compute_75 PTX alone (the
 # driver compiles it for this GPU, as it would the T4's), in build-t4/, and the host told to
 # take a T4's limits (KIT_GPU=t4: no sm_90 paths, 40 SMs, 64 KB of shared memory). Then the
 # GPU tests, which run every day, under that switch.
 test-gpu-t4: gpu-check
 	@$(MAKE) --no-print-directory -j$(NPROC) ARCH=75 PTX_ONLY=1 BUILD=build-t4 BIN=build-t4/bin gpu-programs
-	@KIT_GPU=t4 SHARED=$(SHARED) BUILD=build-t4 BIN=build-t4/bin tests/run.sh gpu
+	@KIT_GPU=t4 SHARED=$(call shq,$(SHARED)) BUILD=build-t4 BIN=build-t4/bin tests/run.sh gpu
 
 # ---- the week -------------------------------------------------------------------------
-# Real weights when `make model` has fetched them, else the synthetic default.
-MODEL ?= $(if $(wildcard $(MODEL_DIR)/model.safetensors),$(MODEL_DIR),)
-MODEL_ARGS := $(if $(MODEL),--model $(MODEL),)
+# Real weights when `make model` has fetched them, else the synthetic default. (The test is the
+# shell's: make's $(wildcard) would split a folder with a space in two.)
+MODEL ?= $(if $(shell test -f $(call shq,$(MODEL_DIR)/model.safetensors) && echo y),$(MODEL_DIR),)
+MODEL_ARGS := $(if $(MODEL),--model $(call shq,$(MODEL)),)
 DAYS := day07 day08 day09 day10 day11
 
 $(DAYS): day%: gpu-check programs | results
@@ -166,7 +176,7 @@ $(DAYS): day%: gpu-check programs | results
 day12 report: programs | results
 	$(BIN)/$(filter day12_%,$(DAY_DIRS))
 check-answers: programs
-	$(BIN)/check_answers answers/claims.tsv results/rows.tsv $(if $(MINE),--mine $(MINE),)
+	$(BIN)/check_answers answers/claims.tsv results/rows.tsv $(if $(MINE),--mine $(call shq,$(MINE)),)
 bench: gpu-check programs | results
 	$(BIN)/bench $(MODEL_ARGS)
 
@@ -202,12 +212,12 @@ gpu-check:
 	@nvidia-smi -L >/dev/null 2>&1 || { echo "No NVIDIA GPU is visible here (nvidia-smi -L failed): the days and GPU tests need one; 'make test' runs the CPU tests."; exit 1; }
 
 model:
-	tools/get_model.sh $(MODEL_DIR)
+	tools/get_model.sh $(call shq,$(MODEL_DIR))
 
-# The kit as one archive, for a student to upload to Colab: the files git tracks, as committed.
+# The kit as one archive, for a student to upload to Colab: in a git clone the files git tracks,
+# as committed (naming what is not committed), else the folder less its build outputs.
 dist:
-	git archive --format=tar.gz --prefix=kit/ -o kit.tar.gz HEAD
-	@echo "wrote kit.tar.gz ($$(du -h kit.tar.gz | cut -f1)): upload it to Colab and unpack it with  tar xzf kit.tar.gz"
+	@tools/dist.sh
 
 clean:
 	rm -rf build build-t4 bin

@@ -16,7 +16,10 @@
  *
  * --mine FILE: a student's own numbers, one a line, "day10.gemms_per_step = 155" or
  * "gemms_per_step: 155" (text after the number is ignored, # starts a comment). Each is
- * compared with the measured value: within or outside 10% of it. Any outside -> exit 1. */
+ * compared with the measured value: within or outside 10% of it. Any outside -> exit 1, and
+ * so is a file that compared nothing (no number in it, or none whose row was measured: a
+ * misspelt key is "not run", never a pass). A UTF-8 byte-order mark at the start (Windows
+ * Notepad writes one) is skipped: it marks the encoding and holds no number. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,8 +33,9 @@
 static Row *rows;
 static int nrows;
 
-/* "day10.gemms_per_step = 155" or "gemms_per_step: 155"; returns outside-10% count. */
-static int check_mine(const char *path) {
+/* "day10.gemms_per_step = 155" or "gemms_per_step: 155"; returns outside-10% count. rows_path
+ * only names the rows file in the messages. */
+static int check_mine(const char *path, const char *rows_path) {
     FILE *f = open_regular(path);
     if (!f) die("cannot read %s (--mine); write one number a line, like 'day10.gemms_per_step = 155'", path);
     char line[512];
@@ -39,6 +43,7 @@ static int check_mine(const char *path) {
     printf("\nyour numbers against the measured ones (%s), tolerance: within %.0f%% of measured\n",
            path, TOLERANCE * 100);
     while (read_line(f, line, sizeof line, path, &lineno)) {
+        if (lineno == 1 && !strncmp(line, "\xEF\xBB\xBF", 3)) memmove(line, line + 3, strlen(line + 3) + 1);
         line[strcspn(line, "#")] = 0;
         char day[16] = "", key[64];
         double mine;
@@ -53,7 +58,9 @@ static int check_mine(const char *path) {
         const Row *r = rows_find(rows, nrows, day, key, &ambiguous);
         if (ambiguous) die("%s line %d: several days have %s; write it as day.key", path, lineno, key);
         if (!r || isnan(r->measured)) {
-            printf("- %s = %g: not run (no measured %s%s%s yet)\n", key, mine, day, *day ? "." : "", key);
+            if (r) printf("- %s = %g: not run (%s.%s was not measured)\n", key, mine, r->day, r->key);
+            else printf("- %s = %g: not run (%s has no row %s%s%s: check its spelling, or run its day)\n", key, mine,
+                        rows_path, day, *day ? "." : "", key);
             not_run++;
             continue;
         }
@@ -67,6 +74,14 @@ static int check_mine(const char *path) {
     }
     fclose(f);
     printf("mine=%d within=%d outside=%d not_run=%d\n", within + outside + not_run, within, outside, not_run);
+    /* as for the claims: a check that compared nothing has passed nothing */
+    if (within + outside + not_run == 0)
+        die("%s (--mine) holds no number: write one a line, like 'day10.gemms_per_step = 155' (# starts a comment)",
+            path);
+    if (within + outside == 0)
+        die("no number of %s (--mine) could be compared (%d not run): %s has no measured row for any of their keys; "
+            "check the spelling of each (day.key as in %s), or run their days (make all)",
+            path, not_run, rows_path, rows_path);
     return outside;
 }
 
@@ -122,7 +137,7 @@ int main(int argc, char **argv) {
     if (machines) printf(" machine=%d machine_ok=%d machine_failed=%d machine_not_run=%d", machines, m_ok, m_bad, m_not_run);
     printf("%s\n", not_run + m_not_run ? "  (not run is not a pass: run the days named above)" : "");
     claims_free(claims, total);
-    int outside = mine ? check_mine(mine) : 0;
+    int outside = mine ? check_mine(mine, argv[2]) : 0;
     free(rows);
     if (ok + bad + m_ok + m_bad == 0)
         die("no claim of %s could be checked: every one needs a row that %s does not have; run the days (make all)",

@@ -3,7 +3,8 @@
  *   bin/tokenize --tokenizer FILE [--no-bos] -- TEXT      prints ids=1,15043,3186,29991
  *   bin/tokenize --tokenizer FILE --decode -- IDS         prints the text
  * The words after -- are joined with single spaces. IDS are numbers separated by commas or
- * spaces; an "ids=" prefix is allowed, so the first form's output feeds the second. */
+ * spaces (never an empty one: "1,,2" is an error); an "ids=" prefix is allowed, so the first
+ * form's output feeds the second. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,11 +35,25 @@ static char *join(char **words, int n) {
     return s;
 }
 
+/* "1,15043,3186", "1 15043 3186" or "ids=1,15043": the ids, at most max_ids. A comma stands
+ * between two ids: ",," or a comma at either end is an empty id, refused (it would vanish
+ * without a word, and the ids decoded would not be the ones written). Input with no id at
+ * all returns 0, for the caller's "nothing to decode". */
 static int parse_ids(const char *s, int *ids, int max_ids) {
+    const char *all = s;
     if (!strncmp(s, "ids=", 4)) s += 4;
-    int n = 0;
+    int n = 0, empty = -1;      /* empty: how many ids came before the first empty one */
+    int comma_owed = 1;         /* 1 until an id follows the last comma (or the start) */
+    int commas = 0;
     while (*s) {
-        if (*s == ',' || *s == ' ' || *s == '\t' || *s == '\n') { s++; continue; }
+        if (*s == ',') {
+            if (comma_owed && empty < 0) empty = n;
+            comma_owed = 1;
+            commas++;
+            s++;
+            continue;
+        }
+        if (*s == ' ' || *s == '\t' || *s == '\n') { s++; continue; }
         char *end;
         errno = 0;
         long v = strtol(s, &end, 10);
@@ -46,8 +61,13 @@ static int parse_ids(const char *s, int *ids, int max_ids) {
             die("'%.20s' is not a token id; --decode takes ids like 1,15043,3186", s);
         if (n == max_ids) die("too many ids (more than %d)", max_ids);
         ids[n++] = (int)v;
+        comma_owed = 0;
         s = end;
     }
+    if (commas && comma_owed && empty < 0) empty = n;   /* a comma at the end */
+    if (n > 0 && empty >= 0)
+        die("'%.40s' holds an empty id at position %d (two commas with none between, or a comma at an end); "
+            "--decode takes ids like 1,15043,3186", all, empty + 1);
     return n;
 }
 

@@ -1,7 +1,8 @@
 #!/bin/bash
 # bin/check_answers: ✓ / ✗ / not run on crafted rows, the grammar, exit codes, --mine; and
 # the shipped answers/claims.tsv against a complete rows file (every claim decidable and
-# true on plausible numbers) and against none (every claim "not run": nothing checked, exit 1).
+# true on plausible numbers) and against none (every claim "not run": nothing checked, exit 1);
+# likewise a --mine file that compared nothing (empty, comments only, misspelt keys) is exit 1.
 # Nothing passes unchecked: a side that is not a finite number is ✗ with its reason, and an
 # empty claims file, a folder or an over-long line is one error and exit 1.
 cd "$(dirname "$0")/../.."
@@ -148,6 +149,27 @@ ok "--mine: a key two days have -> exit 1, asks for day.key" "[ $rc = 1 ] && gre
 printf 'gemms per step is 155\n' > $tmp/mine_bad.txt
 check $tmp/true.tsv $tmp/rows.tsv --mine $tmp/mine_bad.txt
 ok "--mine: an unreadable line -> exit 1 naming it" "[ $rc = 1 ] && grep -q 'mine_bad.txt line 1 is not' $tmp/out"
+
+# --mine that compared nothing has passed nothing, as for the claims: no number, or none whose
+# row was measured (a misspelt key, a day not run) is exit 1 with a sentence
+mine_rc() { check $tmp/true.tsv $tmp/rows.tsv --mine "$1"; }
+: > $tmp/mine_empty.txt
+mine_rc $tmp/mine_empty.txt
+ok "--mine: an empty file -> exit 1, one sentence" "[ \$rc = 1 ] && [ \$(grep -c '^error: .*mine_empty.txt (--mine) holds no number' $tmp/out) = 1 ]"
+printf '# my numbers\n\n   # later\n' > $tmp/mine_comments.txt
+mine_rc $tmp/mine_comments.txt
+ok "--mine: comments only -> exit 1" "[ \$rc = 1 ] && grep -q '^error: .*mine_comments.txt (--mine) holds no number' $tmp/out"
+printf 'day10.gemms_per_stp = 155\ngems_per_step: 155\nday10.unmeasured = 5\n' > $tmp/mine_typo.txt
+mine_rc $tmp/mine_typo.txt
+ok "--mine: only misspelt or unmeasured keys -> exit 1, naming the count" "[ \$rc = 1 ] && grep -q '^error: no number of .*mine_typo.txt (--mine) could be compared (3 not run)' $tmp/out"
+ok "--mine: a misspelt key is not run, with a hint" "grep -q '^- gemms_per_stp = 155: not run (.*rows.tsv has no row day10.gemms_per_stp: check its spelling' $tmp/out"
+ok "--mine: an unmeasured row is not run, said so" "grep -q '^- unmeasured = 5: not run (day10.unmeasured was not measured)' $tmp/out"
+printf 'gems_per_step: 155\nday10.gemms_per_step = 155\n' > $tmp/mine_some.txt
+mine_rc $tmp/mine_some.txt
+ok "--mine: a typo beside a compared number: shown as not run, exit 0" "[ \$rc = 0 ] && grep -q '^mine=2 within=1 outside=0 not_run=1' $tmp/out"
+printf '\xef\xbb\xbfday10.gemms_per_step = 155\n' > $tmp/mine_bom.txt
+mine_rc $tmp/mine_bom.txt
+ok "--mine: a UTF-8 byte-order mark at the start is skipped" "[ \$rc = 0 ] && grep -q '^✓ day10.gemms_per_step = 155' $tmp/out"
 
 # a row under its floor (report_floored marked it IMPOSSIBLE) fails the check, whatever the claims
 { cat $tmp/rows.tsv; printf 'day09\ttpot_ms_graph\t0.457\t0.192\tms\tIMPOSSIBLE: below its floor (0.457 ms); graph\n'; } > $tmp/imp.tsv

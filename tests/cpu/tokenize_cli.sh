@@ -1,6 +1,6 @@
 #!/bin/bash
 # tokenize_cli: bin/tokenize on a few texts (ids as Hugging Face tokenizers gives them), the
-# --decode round trip, an unknown id and bad tokenizer.json files (exit 1, one "error:" line
+# --decode round trip, an unknown or empty id and bad tokenizer.json files (exit 1, one "error:" line
 # naming the id or the field, no crash); then the tokenizer under AddressSanitizer/UBSan
 # ($BUILD/asan/tokenizer_check, on the fixture and on the bad files) with no sanitizer report.
 cd "$(dirname "$0")/../.."
@@ -49,6 +49,10 @@ fails_with "negative id" "id -1 " bin/tokenize --tokenizer "$TOK" --decode -- 1,
 fails_with "not an id" "'x7' is not a token id" bin/tokenize --tokenizer "$TOK" --decode -- 1,x7
 fails_with "ids= with no ids" "nothing to decode: 'ids=' holds no ids" bin/tokenize --tokenizer "$TOK" --decode -- ids=
 fails_with "only separators" "nothing to decode" bin/tokenize --tokenizer "$TOK" --decode -- " , "
+fails_with "an empty id between two commas" "'15043,,3186' holds an empty id at position 2" bin/tokenize --tokenizer "$TOK" --decode -- 15043,,3186
+fails_with "an empty id at the end" "'15043,,' holds an empty id at position 2" bin/tokenize --tokenizer "$TOK" --decode -- 15043,,
+fails_with "a comma at the start" "',15043' holds an empty id at position 1" bin/tokenize --tokenizer "$TOK" --decode -- ,15043
+expect "spaces beside the commas are not ids" "$(bin/tokenize --tokenizer "$TOK" --decode -- "ids=1, 15043 ,3186")" "Hello world"
 mkdir "$tmp/tok_dir.json"
 fails_with "a folder as the tokenizer" "tok_dir.json is a folder, not a file" bin/tokenize --tokenizer "$tmp/tok_dir.json" -- hi
 fails_with "missing tokenizer" "no tokenizer at $tmp/none.json" bin/tokenize --tokenizer "$tmp/none.json" -- hi

@@ -1,0 +1,88 @@
+#!/bin/bash
+# The Makefile's own behaviour, from make's dry runs (make -n) and cheap real targets, never
+# `make test` itself (this runs inside it):
+#   - CC: gcc unless the user names one (make CC=..., or CC in the environment).
+#   - a path with a space (or a quote) in SHARED, MODEL, MODEL_DIR or MINE reaches the command
+#     as one argument: a missing fixtures folder gives the tests' "skipped" sentence, not a
+#     shell error; the days get --model 'the folder'; check-answers reads the --mine file.
+#   - make dist, in a small copy of the kit: in a git clone, the last commit, and one line naming
+#     each file not committed; with no .git (an unpacked kit.tar.gz), or inside another
+#     repository, the folder as it is less build outputs and hidden folders; all under kit/.
+cd "$(dirname "$0")/../.."
+unset MAKEFLAGS MFLAGS MAKELEVEL   # the make test that runs this: its variables and jobserver stay there
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+pass=0; fail=0
+ok() { if eval "$2"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $1"; cat $tmp/out 2>/dev/null | head -20; fi; }
+# the last line make -n prints for a target: its own recipe (what precedes it builds its inputs)
+recipe() { make -n --no-print-directory "$@" 2>&1 | tail -1 > $tmp/out; }
+
+# CC: make's built-in default (cc) must not hide the kit's (gcc); a user's choice wins
+env -u CC make -n --no-print-directory -W tools/tokenize.c bin/tokenize > $tmp/out 2>&1
+ok "CC: gcc by default" "tail -1 $tmp/out | grep -q '^gcc .*tools/tokenize.c'"
+recipe -W tools/tokenize.c bin/tokenize CC=clang
+ok "CC: make CC=clang wins" "grep -q '^clang .*tools/tokenize.c' $tmp/out"
+CC=clang make -n --no-print-directory -W tools/tokenize.c bin/tokenize > $tmp/out 2>&1
+ok "CC: CC=clang in the environment wins" "tail -1 $tmp/out | grep -q '^clang .*tools/tokenize.c'"
+
+# Paths with a space and a quote. args LINE: the words the shell makes of a recipe line's
+# arguments, each in [], the program itself left out.
+sp="$tmp/my files/it's here"
+mkdir -p "$sp/my model"
+args() { local line=$1 prog=${1%% *}; bash -c "printf '[%s]' ${line#"$prog"}"; }
+recipe test SHARED="$sp/no fixtures"
+line=$(sed 's#tests/run.sh cpu$#tests/cpu/tokenize_cli.sh#' $tmp/out)
+env -u KIT_REQUIRE_FIXTURES bash -c "$line" > $tmp/out 2>&1
+ok "make test SHARED='a b': a missing folder is the tests' skipped sentence, naming it whole" \
+   "grep -qF \"tokenize_cli: 0 passed, 0 failed, 1 skipped (no fixtures at $sp/no fixtures/fixtures\" $tmp/out"
+for t in test-gpu test-gpu-t4 fuzz; do
+  make -n --no-print-directory $t SHARED="$sp/no fixtures" 2>&1 | sed -n '/SHARED=/,$p' | sed 's/\\$//' | tr '\n' ' ' > $tmp/out   # one line
+  line=$(sed -E 's#(tests/run.sh (cpu|gpu)|tests/cpu/fuzz.sh) *$#printenv SHARED#' $tmp/out)
+  ok "make $t: SHARED reaches its tests whole" "[ \"\$(bash -c \"\$line\" 2>&1)\" = \"\$sp/no fixtures\" ]"
+done
+recipe day07 MODEL="$sp/my model"
+ok "make day07 MODEL='a b': --model and the folder, two arguments" "[ \"\$(args \"\$(cat $tmp/out)\")\" = \"[--model][\$sp/my model]\" ]"
+: > "$sp/my model/model.safetensors"
+recipe day08 MODEL_DIR="$sp/my model"
+ok "make day08 MODEL_DIR='a b': its weights are found and passed whole" "[ \"\$(args \"\$(cat $tmp/out)\")\" = \"[--model][\$sp/my model]\" ]"
+recipe model MODEL_DIR="$sp/my model"
+ok "make model MODEL_DIR='a b': one argument" "[ \"\$(args \"\$(cat $tmp/out)\")\" = \"[\$sp/my model]\" ]"
+printf 'day10.gemms_per_step = 155\n' > "$sp/my numbers.txt"
+recipe check-answers MINE="$sp/my numbers.txt"
+line=$(cat $tmp/out)
+bash -c "$line" > $tmp/out 2>&1
+ok "make check-answers MINE='a b': the file is read" "grep -qF \"your numbers against the measured ones ($sp/my numbers.txt)\" $tmp/out"
+
+# make dist in a small kit: the Makefile, tools/dist.sh, .gitignore and two files
+d=$tmp/dist/kit
+mkdir -p "$d/tools" "$d/sub" && cp Makefile .gitignore "$d/" && cp tools/dist.sh "$d/tools/"
+echo committed > "$d/a.txt" && echo b > "$d/sub/b.txt"
+g() { git -C "$d" -c user.name=kit -c user.email=kit@example.invalid -c commit.gpgsign=false "$@"; }
+members() { tar tzf "$d/kit.tar.gz" | grep -v '/$' | LC_ALL=C sort | tr '\n' ' '; }
+dist() { make -C "$d" --no-print-directory dist > $tmp/out 2>&1; rc=$?; }
+if command -v git >/dev/null; then
+  g init -q && g add -A && g commit -qm kit
+  dist
+  ok "make dist, all committed: exit 0, the tracked files under kit/, no warning" \
+     "[ \$rc = 0 ] && [ \"\$(members)\" = 'kit/.gitignore kit/Makefile kit/a.txt kit/sub/b.txt kit/tools/dist.sh ' ] && ! grep -q warning $tmp/out"
+  echo edited >> "$d/a.txt"; echo new > "$d/new file.txt"; rm "$d/sub/b.txt"; mkdir "$d/bin" "$d/results"; echo x > "$d/bin/prog"
+  dist
+  ok "make dist with uncommitted changes: one line naming each, not the ignored outputs" \
+     "[ \$rc = 0 ] && [ \$(grep -c '^warning: ' $tmp/out) = 1 ] && grep -q '^warning: .* these 3 uncommitted changes are not in it: a.txt (modified), sub/b.txt (deleted), new file.txt (untracked); commit them' $tmp/out"
+  ok "make dist with uncommitted changes: the archive is the last commit" \
+     "[ \"\$(members)\" = 'kit/.gitignore kit/Makefile kit/a.txt kit/sub/b.txt kit/tools/dist.sh ' ] && [ \"\$(tar xzOf $d/kit.tar.gz kit/a.txt)\" = committed ]"
+  mkdir -p "$d/.ipynb_checkpoints" "$d/build-t4" && touch "$d/.ipynb_checkpoints/x" "$d/build-t4/y" "$d/models"
+  mv "$d/.git" "$tmp/dist/.git"          # the kit inside another repository: its folder, not that one
+  dist
+  ok "make dist in a kit inside another repository: the folder as it is" \
+     "[ \$rc = 0 ] && [ \"\$(members)\" = 'kit/.gitignore kit/Makefile kit/a.txt kit/new file.txt kit/tools/dist.sh ' ] && grep -q 'from this folder as it is' $tmp/out"
+  rm -rf "$tmp/dist/.git"
+  dist
+  ok "make dist with no .git (an unpacked kit): the folder, less bin/ build-*/ models results/ hidden folders and kit.tar.gz" \
+     "[ \$rc = 0 ] && [ \"\$(members)\" = 'kit/.gitignore kit/Makefile kit/a.txt kit/new file.txt kit/tools/dist.sh ' ]"
+  ok "make dist with no .git: the files as they are now" "[ \"\$(tar xzOf $d/kit.tar.gz kit/a.txt | tail -1)\" = edited ]"
+else
+  fail=$((fail + 1)); echo "FAIL: make dist's checks need git (apt-get install -y git)"
+fi
+
+echo "makefile: $pass passed, $fail failed"
+[ $fail = 0 ]
