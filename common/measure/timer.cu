@@ -1,4 +1,4 @@
-/* bench: warm up, synchronize, time samples, report the median and the spread (timer.h). */
+/* timer: bench(): warm up, synchronize, time samples, report the median and the spread (timer.h). */
 #include "measure/timer.h"
 #include "gpu/gpu.h"
 

@@ -1,8 +1,8 @@
-/* bench: the lesson's bench() in C. Warm up, synchronize, then time `iters` samples with
- * the wall clock (synchronize before and after each) or with CUDA events; report the
- * median and the spread. */
-#ifndef KIT_BENCH_H
-#define KIT_BENCH_H
+/* timer: the lesson's bench() in C. Warm up, synchronize, then time `iters` samples with the
+ * wall clock (synchronize before and after each) or with CUDA events; report the median and
+ * the spread. (bin/bench, tools/bench.cu, is another thing: the engine's benchmark.) */
+#ifndef KIT_TIMER_H
+#define KIT_TIMER_H
 #include <cuda_runtime.h>
 #include "measure/stats.h"
 
