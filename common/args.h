@@ -1,22 +1,64 @@
-/* args: the flags the days take. --model DIR (real weights; default: the synthetic
- * TinyLlama), --help (print usage, exit 0), and where a day asks for them:
- *   --dispatch-us N   the emulated dispatcher's host cost per launch (default 40 us: the
- *                     lesson's "30-50 us of CPU per op" for PyTorch eager on a T4 host)
- *   --verbose         every sample line, not only the summary block
- * Anything else is one sentence and exit 1. */
+/* args: every program's command line, by one set of rules. A program declares its flags in a
+ * table (name, kind, where the value goes, the inclusive range of a number, a few words saying
+ * what the value is) and its other words, and calls args_parse once, first thing:
+ *   integers  the whole text is a base-10 integer (strtoll, nothing left over) within the range
+ *   reals     the whole text is a number (strtod, nothing left over), finite, within the range
+ *   zero      a range holds 0 or it does not; where a day must refuse a value its range holds
+ *             (day09 and day11 always measure the bare-C rows that --dispatch-us 0 would
+ *             repeat), the day says so in a sentence of its own after parsing
+ *   --help, -h  the usage on stdout, exit 0
+ * Anything else (a bad value, a flag last with no value, an unknown flag, too few or too many
+ * words) is one sentence naming the program, the flag and what it takes, and exit 1:
+ *   error: bench: --new 3x: give a whole number from 2 to 4096 (tokens to generate)
+ * A flag's value is the next word, whatever it is; "--" ends the flags. */
 #ifndef KIT_ARGS_H
 #define KIT_ARGS_H
+#include <stddef.h>
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-enum { ARG_DISPATCH = 1, ARG_VERBOSE = 2 };
-#define DISPATCH_US_DEFAULT 40.0
-typedef struct { const char *model_dir; double dispatch_us; int verbose; } DayArgs;
+typedef enum {
+    ARG_FLAG,     /* no value: *(int *)dest = 1 */
+    ARG_INT,      /* *(int *)dest, from lo to hi */
+    ARG_REAL,     /* *(double *)dest, from lo to hi */
+    ARG_STRING,   /* *(const char **)dest: the word as given */
+    ARG_CHOICE,   /* *(int *)dest: the value's place in what, "eager|fused|graph" -> 0, 1, 2 */
+} ArgKind;
 
-DayArgs day_args(int argc, char **argv, const char *day, void (*usage)(void), int flags);
-/* day_args with --model alone */
-const char *model_arg(int argc, char **argv, const char *day, void (*usage)(void));
+typedef struct {
+    const char *name;   /* "--new" */
+    ArgKind kind;
+    void *dest;
+    double lo, hi;      /* ARG_INT, ARG_REAL: the values taken, both ends included */
+    const char *what;   /* what the value is, "tokens to generate"; ARG_CHOICE: the names, | between */
+} ArgFlag;              /* a table of them ends with {0} */
+
+typedef struct {
+    const char *what;   /* what the words are, for "no trace given" or "claims.tsv and rows.tsv wanted" */
+    int min, max;       /* how many may come */
+    const char **dest;  /* room for max words */
+    int *n;             /* how many came */
+    int rest;           /* 1: the first word ends the flags (bin/tokenize's TEXT may begin with -) */
+} ArgWords;
+
+/* The flags every program that takes them shares. --dispatch-us: the days default to
+ * DISPATCH_US_DEFAULT, the lesson's 30-50 us of CPU per op (PyTorch eager on a T4 host). */
+#define DISPATCH_US_DEFAULT 40.0
+#define ARG_DISPATCH_US(dest) {"--dispatch-us", ARG_REAL, (dest), 0, 1000, \
+    "microseconds the emulated dispatcher busy-waits before each launch; 0 = no dispatcher, the kit's bare C launches"}
+#define ARG_MODEL(dest) {"--model", ARG_STRING, (dest), 0, 0, "a folder with config.json and model.safetensors"}
+
+/* Parses argv[1..] into the flags' and words' destinations (NULL words: the program takes none);
+ * on --help prints usage and exits 0, on anything wrong dies with the sentence. */
+void args_parse(const char *prog, const char *usage, int argc, char **argv, const ArgFlag *flags,
+                const ArgWords *words);
+/* The same without exiting: 0 parsed, 1 --help asked (nothing printed), -1 err holds the sentence. */
+int args_read(const char *prog, const char *usage, int argc, char **argv, const ArgFlag *flags,
+              const ArgWords *words, char *err, size_t cap);
+/* The integer rule for a number that is not a flag's int (day07's child's start time, 64 bits). */
+long long arg_int(const char *prog, const char *flag, const char *text, long long lo, long long hi,
+                  const char *what);
 
 #ifdef __cplusplus
 }

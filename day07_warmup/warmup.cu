@@ -52,6 +52,7 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "args.h"
 #include "measure/timer.h"
 #include "gpu/gemm.h"
 #include "gpu/gpu.h"
@@ -67,15 +68,14 @@ extern char **environ;
 enum { ROUNDS = 3, PROMPT = 64, NEW_TOKENS = 32, GENERATES = 3 };
 static const double FRAMEWORK_GB = 1.5;   /* the lesson's allowance for PyTorch + CUDA context */
 
-static void usage(void) {
-    printf("usage: day07_warmup [--model DIR] [--verbose]\n"
-           "  Times what the first run of a fresh process pays for (context, cuBLAS, first GEMM\n"
-           "  of each shape, weight load, first generate), then 10 warm generates, the device\n"
-           "  memory of the weights and whether Llama-2-7B fits on this GPU.\n"
-           "  --model DIR   config.json + model.safetensors (+ tokenizer.json); default: TinyLlama's\n"
-           "                shape with synthetic weights\n"
-           "  --verbose     also every line the fresh processes print (about 100)\n");
-}
+static const char USAGE[] =
+    "usage: day07_warmup [--model DIR] [--verbose]\n"
+    "  Times what the first run of a fresh process pays for (context, cuBLAS, first GEMM\n"
+    "  of each shape, weight load, first generate), then 10 warm generates, the device\n"
+    "  memory of the weights and whether Llama-2-7B fits on this GPU.\n"
+    "  --model DIR   config.json + model.safetensors (+ tokenizer.json); default: TinyLlama's\n"
+    "                shape with synthetic weights\n"
+    "  --verbose     also every line the fresh processes print (about 100)\n";
 
 static void run_config(const char *model_dir, Config *c) {
     char path[4096];
@@ -172,7 +172,7 @@ static void spawn_child(const char *kind, const char *model_dir, KV *kv, int rou
     posix_spawn_file_actions_adddup2(&fa, fd[1], 1);
     posix_spawn_file_actions_addclose(&fa, fd[0]);
     char t0[32];
-    char *argv[] = {(char *)"day07_warmup", (char *)"--child", (char *)kind, t0,
+    char *argv[] = {(char *)"day07_warmup", (char *)"--child", (char *)kind, (char *)"--child-t0", t0,
                     (char *)(model_dir ? "--model" : NULL), (char *)model_dir, NULL};
     pid_t pid;
     fflush(stdout);
@@ -230,19 +230,25 @@ static void generate_once(void *p) {
 }
 
 int main(int argc, char **argv) {
-    const char *model_dir = NULL, *child = NULL;
-    uint64_t t0 = 0;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) { usage(); return 0; }
-        else if (!strcmp(argv[i], "--model") && i + 1 < argc) model_dir = argv[++i];
-        else if (!strcmp(argv[i], "--child") && i + 2 < argc) { child = argv[++i]; t0 = strtoull(argv[++i], NULL, 10); }
-        else if (!strcmp(argv[i], "--verbose")) g_verbose = 1;
-        else { usage(); die("day07: unknown argument '%s' (see --help)", argv[i]); }
-    }
+    const char *model_dir = NULL, *t0_text = NULL;
+    enum { GEMM, GENERATE };
+    int child = -1;                                 /* -1: this is the parent */
+    const ArgFlag flags[] = {
+        ARG_MODEL(&model_dir),
+        {"--verbose", ARG_FLAG, &g_verbose, 0, 0, "every line the fresh processes print"},
+        /* not in the usage: spawn_child starts this program again as a fresh process with these */
+        {"--child", ARG_CHOICE, &child, 0, 0, "gemm|generate"},
+        {"--child-t0", ARG_STRING, &t0_text, 0, 0, "the parent's now_ns() at the spawn"},
+        {0},
+    };
+    args_parse("day07", USAGE, argc, argv, flags, NULL);
     Config c;
     run_config(model_dir, &c);
-    if (child) {
-        if (!strcmp(child, "gemm")) child_gemm(t0, &c);
+    if (child >= 0) {
+        /* 64 bits of nanoseconds: the integer rule, outside the table's int */
+        const uint64_t t0 = (uint64_t)arg_int("day07", "--child-t0", t0_text ? t0_text : "(none)", 0, INT64_MAX,
+                                              "the parent's now_ns() at the spawn");
+        if (child == GEMM) child_gemm(t0, &c);
         else child_generate(t0, model_dir);
         return 0;
     }

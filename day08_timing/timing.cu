@@ -58,13 +58,12 @@
 enum { PROMPT = 200, SAMPLES = 10, N_MATMUL = 8192 };
 static const double QUEUED_MS = 50;   /* GPU work queued before each implicit-sync probe */
 
-static void usage(void) {
-    printf("usage: day08_timing [--model DIR]\n"
-           "  The same work timed without and with synchronization and with CUDA events; an\n"
-           "  8192x8192 matmul's unsynced TFLOP/s; the calls that synchronize implicitly; bench()\n"
-           "  with and without its sync before the first sample.\n"
-           "  --model DIR   config.json + model.safetensors; default: TinyLlama's shape, synthetic weights\n");
-}
+static const char USAGE[] =
+    "usage: day08_timing [--model DIR]\n"
+    "  The same work timed without and with synchronization and with CUDA events; an\n"
+    "  8192x8192 matmul's unsynced TFLOP/s; the calls that synchronize implicitly; bench()\n"
+    "  with and without its sync before the first sample.\n"
+    "  --model DIR   config.json + model.safetensors; default: TinyLlama's shape, synthetic weights\n";
 
 /* GPU work of a known length: spin on the GPU's nanosecond clock for `ns`. */
 __global__ void spin(unsigned long long ns) {
@@ -205,7 +204,9 @@ static double events_minus_wall_us(BenchFn fn, void *ctx, cudaStream_t s) {
 }
 
 int main(int argc, char **argv) {
-    const char *model_dir = model_arg(argc, argv, "day08", usage);
+    const char *model_dir = NULL;
+    const ArgFlag flags[] = {ARG_MODEL(&model_dir), {0}};
+    args_parse("day08", USAGE, argc, argv, flags, NULL);
     printf("# Day 08: what does an unsynchronized timer measure?\n");
     GpuFacts g;
     gpu_facts(&g);

@@ -100,15 +100,14 @@
 enum { PROMPT = 200, LONG_PROMPT = 1024, NEW = 65, REPS = 5, MAX_PROMPT = 2048 };
 static const int SWEEP[] = {16, 64, 200, 512, 1024, 2000};   /* a prompt must leave the KV cache a slot */
 
-static void usage(void) {
-    printf("usage: day09_ttft_tpot [--model DIR] [--dispatch-us N]\n"
-           "  TTFT and TPOT against their floors for this GPU: three ways of measuring them, the\n"
-           "  ratio TPOT / floor in the lesson's table, total / N, a prompt-length sweep across the\n"
-           "  ridge point, and TPOT in every mode, with and without the emulated dispatcher; beyond the\n"
-           "  week, persistent mode (one kernel per step) where this GPU runs it.\n"
-           "  --model DIR       config.json + model.safetensors; default: TinyLlama's shape, synthetic weights\n"
-           "  --dispatch-us N   the emulated dispatcher's cost per launch (default 40 us, the lesson's)\n");
-}
+static const char USAGE[] =
+    "usage: day09_ttft_tpot [--model DIR] [--dispatch-us N]\n"
+    "  TTFT and TPOT against their floors for this GPU: three ways of measuring them, the\n"
+    "  ratio TPOT / floor in the lesson's table, total / N, a prompt-length sweep across the\n"
+    "  ridge point, and TPOT in every mode, with and without the emulated dispatcher; beyond the\n"
+    "  week, persistent mode (one kernel per step) where this GPU runs it.\n"
+    "  --model DIR       config.json + model.safetensors; default: TinyLlama's shape, synthetic weights\n"
+    "  --dispatch-us N   the emulated dispatcher's cost per launch (default 40 us, the lesson's)\n";
 
 static double spread_pct(const double *x, int n) { return 100 * stats_of(x, n).range_over_median; }
 
@@ -223,9 +222,15 @@ static void prefill_fn(void *p) {
 }
 
 int main(int argc, char **argv) {
-    const DayArgs args = day_args(argc, argv, "day09", usage, ARG_DISPATCH);
-    const char *model_dir = args.model_dir;
-    const double D = args.dispatch_us;
+    const char *model_dir = NULL;
+    double D = DISPATCH_US_DEFAULT;
+    const ArgFlag flags[] = {ARG_MODEL(&model_dir), ARG_DISPATCH_US(&D), {0}};
+    args_parse("day09", USAGE, argc, argv, flags, NULL);
+    /* section 4 and the int8 rows always measure bare C launches too (tpot_ms_<mode>): 0 would
+     * measure them twice, as tpot_ms_<mode>_d0 beside them, and dispatch_cost_ms would be 0 */
+    if (D == 0)
+        die("day09: --dispatch-us 0 would repeat the bare-C rows (tpot_ms_<mode>) day09 always measures; "
+            "give the emulated dispatcher's cost, above 0");
     printf("# Day 09: how far from the floor?\n");
     GpuFacts g;
     gpu_facts(&g);

@@ -74,35 +74,28 @@ enum { STEPS = 3, WARMUP = 3, PROMPT = 32, TOP = 5, TABLE_ROWS = 15, TPOT_ITERS 
 
 typedef struct { const char *model_dir; Mode mode; int batch; double dispatch_us; } Args;
 
-static void usage(void) {
-    printf("usage: day10_profiler [--model DIR] [--mode eager|fused|graph|graph_eager] [--batch N] [--dispatch-us N]\n"
-           "  Traces 3 decode steps with CUPTI and prints the profiler's table: every kernel, its\n"
-           "  model part, calls and GPU time per step; GEMM time against the floor; the tracer's cost.\n"
-           "  --model DIR  config.json + model.safetensors; default: TinyLlama's shape, synthetic weights\n"
-           "  --mode M     how the step runs (default eager, the lesson's HF eager)\n"
-           "  --batch N    rows decoded together (default 1)\n"
-           "  --dispatch-us N  host busy-wait before each launch, the emulated dispatcher (default 40 us, the\n"
-           "               lesson's Python cost per op: the HF eager regime; 0 = the kit's bare C launches)\n");
-}
+static const char USAGE[] =
+    "usage: day10_profiler [--model DIR] [--mode eager|fused|graph|graph_eager] [--batch N] [--dispatch-us N]\n"
+    "  Traces 3 decode steps with CUPTI and prints the profiler's table: every kernel, its\n"
+    "  model part, calls and GPU time per step; GEMM time against the floor; the tracer's cost.\n"
+    "  --model DIR  config.json + model.safetensors; default: TinyLlama's shape, synthetic weights\n"
+    "  --mode M     how the step runs (default eager, the lesson's HF eager)\n"
+    "  --batch N    rows decoded together (default 1)\n"
+    "  --dispatch-us N  host busy-wait before each launch, the emulated dispatcher (default 40 us, the\n"
+    "               lesson's Python cost per op: the HF eager regime; 0 = the kit's bare C launches)\n";
 
 static Args parse_args(int argc, char **argv) {
     Args a = {NULL, MODE_EAGER, 1, DISPATCH_US_DEFAULT};
-    for (int i = 1; i < argc; i++) {
-        const char *next = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) { usage(); exit(0); }
-        else if (!strcmp(argv[i], "--model") && next) { a.model_dir = next; i++; }
-        else if (!strcmp(argv[i], "--mode") && next) {
-            int m = mode_from_name(next);
-            if (m < 0) die("--mode %s: not a mode; use eager, fused, graph or graph_eager", next);
-            a.mode = (Mode)m; i++;
-        } else if (!strcmp(argv[i], "--batch") && next) {
-            a.batch = atoi(next); i++;
-            if (a.batch < 1 || a.batch > 256) die("--batch %s: give a whole number from 1 to 256", next);
-        } else if (!strcmp(argv[i], "--dispatch-us") && next) {
-            a.dispatch_us = atof(next); i++;
-            if (!(a.dispatch_us >= 0 && a.dispatch_us <= 1000)) die("--dispatch-us %s: give 0 to 1000 microseconds", next);
-        } else { usage(); die("unknown or incomplete option %s (see the usage above)", argv[i]); }
-    }
+    int mode = a.mode;
+    const ArgFlag flags[] = {
+        ARG_MODEL(&a.model_dir),
+        {"--mode", ARG_CHOICE, &mode, 0, 0, "eager|fused|graph|graph_eager|persistent"},   /* Mode's order */
+        {"--batch", ARG_INT, &a.batch, 1, 256, "rows decoded together"},
+        ARG_DISPATCH_US(&a.dispatch_us),
+        {0},
+    };
+    args_parse(DAY, USAGE, argc, argv, flags, NULL);
+    a.mode = (Mode)mode;
     return a;
 }
 

@@ -119,16 +119,15 @@ typedef struct {
 
 typedef struct { GpuModel *m; Trace *tr; int ids[PROMPT]; double floor_ms; int verbose; } Ctx;
 
-static void usage(void) {
-    printf("usage: day11_gaps [--model DIR] [--dispatch-us N] [--verbose]\n"
-           "  Measures the gaps on the GPU timeline of a decode step (busy ratio, gaps, host-bound\n"
-           "  share, launch cost, TPOT) for eager/graph_eager/fused/graph x batch 1/32 x dispatch 0/N us,\n"
-           "  untraced and under two tracers; sweeps the dispatch cost; samples nvidia-smi's utilization;\n"
-           "  writes Chrome traces, gap lists and two timeline PNGs to results/.\n"
-           "  --model DIR       config.json + model.safetensors; default: TinyLlama's shape, synthetic weights\n"
-           "  --dispatch-us N   the emulated dispatcher's cost per launch (default 40 us, the lesson's)\n"
-           "  --verbose         a line per configuration and file, not only the summary\n");
-}
+static const char USAGE[] =
+    "usage: day11_gaps [--model DIR] [--dispatch-us N] [--verbose]\n"
+    "  Measures the gaps on the GPU timeline of a decode step (busy ratio, gaps, host-bound\n"
+    "  share, launch cost, TPOT) for eager/graph_eager/fused/graph x batch 1/32 x dispatch 0/N us,\n"
+    "  untraced and under two tracers; sweeps the dispatch cost; samples nvidia-smi's utilization;\n"
+    "  writes Chrome traces, gap lists and two timeline PNGs to results/.\n"
+    "  --model DIR       config.json + model.safetensors; default: TinyLlama's shape, synthetic weights\n"
+    "  --dispatch-us N   the emulated dispatcher's cost per launch (default 40 us, the lesson's)\n"
+    "  --verbose         a line per configuration and file, not only the summary\n";
 
 static void result_path(char *out, size_t cap, const char *stem, const char *name, const char *ext) {
     snprintf(out, cap, "%s/%s%s.%s", results_dir(), stem, name, ext);
@@ -291,8 +290,19 @@ static void nvml_row(Ctx *x, const Result *r) {
 }
 
 int main(int argc, char **argv) {
-    DayArgs a = day_args(argc, argv, "day11", usage, ARG_DISPATCH | ARG_VERBOSE);
-    DISPATCH[1] = a.dispatch_us;
+    const char *model_dir = NULL;
+    int verbose = 0;
+    const ArgFlag flags[] = {ARG_MODEL(&model_dir), ARG_DISPATCH_US(&DISPATCH[1]),
+                             {"--verbose", ARG_FLAG, &verbose, 0, 0, "a line per configuration and file"}, {0}};
+    args_parse("day11", USAGE, argc, argv, flags, NULL);
+    /* the grid measures each configuration at dispatch 0 (bare C) and at DISPATCH[1] and names
+     * its rows <mode>_b<batch>_d<dispatch>, rounded (%.0f): a cost named d0 would write the bare-C
+     * rows' keys twice */
+    char d_name[32];
+    snprintf(d_name, sizeof d_name, "%.0f", DISPATCH[1]);
+    if (!strcmp(d_name, "0"))
+        die("day11: --dispatch-us %g would repeat the bare-C rows (<mode>_b<batch>_d0) day11 always measures (rows name the cost in "
+            "whole microseconds); give the emulated dispatcher's cost, above 0.5", DISPATCH[1]);
     setvbuf(stdout, NULL, _IOLBF, 0);
     GpuFacts g;
     gpu_facts(&g);
@@ -301,18 +311,18 @@ int main(int argc, char **argv) {
     mkdir(results_dir(), 0755);   /* the gap lists come before the first row, which would make it */
 
     Trace tr = {0};
-    Ctx x = {NULL, &tr, {0}, 0, a.verbose};
+    Ctx x = {NULL, &tr, {0}, 0, verbose};
     trace_bind_nvtx();            /* the traces later show each op's name on the CPU track */
-    GpuModelOpts mo = {.model_dir = a.model_dir, .seed = 1, .max_batch = MAX_BATCH, .max_seq = PROMPT + 128, .quiet = 1};
+    GpuModelOpts mo = {.model_dir = model_dir, .seed = 1, .max_batch = MAX_BATCH, .max_seq = PROMPT + 128, .quiet = 1};
     x.m = gpu_model_open(&mo);
     const Config *c = gpu_model_config(x.m);
     config_print(c);
-    if (!a.model_dir)
+    if (!model_dir)
         printf("weights=synthetic (TinyLlama's shape, seeded): every kernel, gap and time is real, the text is not\n");
-    prompt_ids(a.model_dir, c, PROMPT, x.ids);
+    prompt_ids(model_dir, c, PROMPT, x.ids);
     x.floor_ms = floor_tpot_ms(weight_bytes(c), g.bw_gbs);
     printf("floor_tpot_ms=%.3f (%.2f GB of weights / %.0f GB/s)\n", x.floor_ms, weight_bytes(c) / 1e9, g.bw_gbs);
-    report(DAY, "dispatch_us", NAN, a.dispatch_us, "us", "the emulated dispatcher: a host busy-wait before each launch, "
+    report(DAY, "dispatch_us", NAN, DISPATCH[1], "us", "the emulated dispatcher: a host busy-wait before each launch, "
            "as Python and PyTorch spend 30-50 us per op in the lesson (--dispatch-us)");
 
     /* ---- 1. The grid, untraced: the step as it runs -------------------------------------- */
@@ -368,7 +378,7 @@ int main(int argc, char **argv) {
         const Result *r = &res[i];
         const int shown = r->batch == 1 && (r->dispatch_us ? r->mode == MODE_EAGER || r->mode == MODE_GRAPH_EAGER
                                                            : r->mode == MODE_EAGER || r->mode == MODE_GRAPH);
-        rows_quiet(!a.verbose && !shown);
+        rows_quiet(!verbose && !shown);
         report_config(r, x.floor_ms, traced);
     }
     rows_quiet(0);

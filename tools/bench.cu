@@ -30,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "args.h"
 #include "gpu/gpu.h"
 #include "gpu/gpu_model.h"
 #include "model/prompt.h"
@@ -106,19 +107,32 @@ static int runs(Quant q, Mode mode) {
     return mode != MODE_GRAPH_EAGER;
 }
 
+static const char USAGE[] =
+    "usage: bin/bench [--model DIR] [--prompt N] [--new N] [--runs N] [--profile]\n"
+    "  The engine's TTFT and TPOT in every mode, batch 1 and 32, fp16 and int8, against the\n"
+    "  bandwidth floor; writes results/bench.tsv.\n"
+    "  --model DIR  config.json + model.safetensors; default: TinyLlama's shape, synthetic weights\n"
+    "  --prompt N   prompt tokens (default 200)\n"
+    "  --new N      tokens to generate (default 64)\n"
+    "  --runs N     measured generates per configuration, after one warm-up (default 3);\n"
+    "               runs x (new - 1) at most 4096\n"
+    "  --profile    CUPTI's GPU time per kernel for graph and fused, and for the prefill\n";
+
 int main(int argc, char **argv) {
     const char *model_dir = NULL;
     int n_prompt = 200, n_new = 64, runs_n = 3, prof = 0;
-    for (int i = 1; i < argc; i++) {
-        if (i + 1 < argc && !strcmp(argv[i], "--model")) model_dir = argv[++i];
-        else if (i + 1 < argc && !strcmp(argv[i], "--prompt")) n_prompt = atoi(argv[++i]);
-        else if (i + 1 < argc && !strcmp(argv[i], "--new")) n_new = atoi(argv[++i]);
-        else if (i + 1 < argc && !strcmp(argv[i], "--runs")) runs_n = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--profile")) prof = 1;
-        else die("usage: bin/bench [--model DIR] [--prompt N] [--new N] [--runs N] [--profile]");
-    }
-    if (n_prompt < 1 || n_new < 2 || runs_n < 1 || runs_n > 64 || runs_n * (n_new - 1) > 4096)
-        die("bench: --prompt >= 1, --new >= 2, --runs 1..64 and runs x (new - 1) <= 4096");
+    const ArgFlag flags[] = {
+        ARG_MODEL(&model_dir),
+        {"--prompt", ARG_INT, &n_prompt, 1, 1000000, "prompt tokens"},
+        {"--new", ARG_INT, &n_new, 2, 4096, "tokens to generate"},
+        {"--runs", ARG_INT, &runs_n, 1, 64, "measured generates per configuration"},
+        {"--profile", ARG_FLAG, &prof, 0, 0, "CUPTI's GPU time per kernel"},
+        {0},
+    };
+    args_parse("bench", USAGE, argc, argv, flags, NULL);
+    if (runs_n * (n_new - 1) > 4096)
+        die("bench: --runs %d x (--new %d - 1) = %d decode steps a configuration; give at most 4096", runs_n, n_new,
+            runs_n * (n_new - 1));
     GpuFacts g;
     gpu_facts(&g);
     gpu_measure_copy(&g, (size_t)1 << 30);

@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "args.h"
 #include "report/claims.h"
 #include "report/rows.h"
 #include "util.h"
@@ -85,16 +86,25 @@ static int check_mine(const char *path, const char *rows_path) {
     return outside;
 }
 
+static const char USAGE[] =
+    "usage: bin/check_answers answers/claims.tsv results/rows.tsv [--mine FILE]\n"
+    "  Every checkable claim of claims.tsv against the measured rows: ✓, ✗ or not run; exit 1 when\n"
+    "  any claim is ✗ or none could be checked.\n"
+    "  --mine FILE  your own numbers, one a line ('day10.gemms_per_step = 155'), each against the\n"
+    "               measured value: within or outside 10% of it\n";
+
 int main(int argc, char **argv) {
     setvbuf(stdout, NULL, _IOLBF, 0);   /* in order with die()'s messages on stderr */
-    const char *mine = NULL;
-    if (argc == 5 && strcmp(argv[3], "--mine") == 0) mine = argv[4];
-    else if (argc != 3)
-        die("usage: %s answers/claims.tsv results/rows.tsv [--mine FILE]", argv[0]);
+    const char *mine = NULL, *files[2];
+    int nfiles = 0;
+    const ArgFlag flags[] = {{"--mine", ARG_STRING, &mine, 0, 0, "a file of your numbers, one a line"}, {0}};
+    const ArgWords words = {"claims.tsv and rows.tsv", 2, 2, files, &nfiles, 0};
+    args_parse("check_answers", USAGE, argc, argv, flags, &words);
+    const char *claims_path = files[0], *rows_path = files[1];
     Claim *claims;
-    int total = claims_read(argv[1], &claims);
-    nrows = rows_read(argv[2], &rows);
-    if (nrows == 0) printf("%s has no rows yet: run the days first (make all)\n", argv[2]);
+    int total = claims_read(claims_path, &claims);
+    nrows = rows_read(rows_path, &rows);
+    if (nrows == 0) printf("%s has no rows yet: run the days first (make all)\n", rows_path);
 
     int ok = 0, bad = 0, not_run = 0;
     for (int i = 0; i < nrows; i++)    /* a time under its floor fails the run, whatever the claims say */
@@ -116,7 +126,7 @@ int main(int argc, char **argv) {
             if (machine && !machines++)
                 printf("machine-dependent bars (reported, not failing the check: a busy or shared machine breaks "
                        "them, not the method):\n");
-            ClaimResult r = claim_eval(c, argv[1], rows, nrows);
+            ClaimResult r = claim_eval(c, claims_path, rows, nrows);
             if (r.verdict == CLAIM_NOT_RUN) {
                 char day[16] = "";
                 sscanf(r.why, "%15[a-z0-9]", day);
@@ -137,10 +147,10 @@ int main(int argc, char **argv) {
     if (machines) printf(" machine=%d machine_ok=%d machine_failed=%d machine_not_run=%d", machines, m_ok, m_bad, m_not_run);
     printf("%s\n", not_run + m_not_run ? "  (not run is not a pass: run the days named above)" : "");
     claims_free(claims, total);
-    int outside = mine ? check_mine(mine, argv[2]) : 0;
+    int outside = mine ? check_mine(mine, rows_path) : 0;
     free(rows);
     if (ok + bad + m_ok + m_bad == 0)
         die("no claim of %s could be checked: every one needs a row that %s does not have; run the days (make all)",
-            argv[1], argv[2]);
+            claims_path, rows_path);
     return bad || outside ? 1 : 0;
 }

@@ -19,10 +19,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "args.h"
 #include "report/rows.h"
 #include "util.h"
 
-enum { MAX_RUNS = 16 };
+#define MAX_RUNS 16
 
 typedef struct { double value; int run; } Measured;
 
@@ -44,23 +45,34 @@ static void note_with(char *dst, size_t cap, const char *note, const char *suffi
     snprintf(dst, cap, "%.*s%s", (int)len, note, suffix);
 }
 
+#define STR_(x) #x
+#define STR(x) STR_(x)   /* MAX_RUNS as text */
+static const char USAGE[] =
+    "usage: bin/median_rows OUT.tsv RUN1.tsv [RUN2.tsv ...]\n"
+    "  Writes OUT.tsv: each row the one of the run whose measured value is the median of the runs'\n"
+    "  (1 to " STR(MAX_RUNS) " runs' rows.tsv); make reference uses it.\n";
+
 int main(int argc, char **argv) {
-    if (argc < 3 || argc - 2 > MAX_RUNS) die("usage: %s OUT.tsv RUN1.tsv [RUN2.tsv ...] (1 to %d runs)", argv[0], MAX_RUNS);
-    const int runs = argc - 2;
+    const char *files[1 + MAX_RUNS];
+    int nfiles = 0;
+    const ArgWords words = {"OUT.tsv and 1 to " STR(MAX_RUNS) " RUN.tsv", 2, 1 + MAX_RUNS, files, &nfiles, 0};
+    args_parse("median_rows", USAGE, argc, argv, NULL, &words);
+    const char *out_path = files[0], **run_path = files + 1;
+    const int runs = nfiles - 1;
     Row *r[MAX_RUNS];
     int n[MAX_RUNS];
     for (int i = 0; i < runs; i++) {
-        if ((n[i] = rows_read(argv[i + 2], &r[i])) == 0) die("%s: no rows (is it a rows.tsv of a make all run?)", argv[i + 2]);
+        if ((n[i] = rows_read(run_path[i], &r[i])) == 0) die("%s: no rows (is it a rows.tsv of a make all run?)", run_path[i]);
         for (int j = 0; j < n[i]; j++) {
             int twice;
             rows_find(r[i], n[i], r[i][j].day, r[i][j].key, &twice);
             if (twice)
                 die("%s holds %s.%s twice, and a run measures each key once; use the rows.tsv of one make all run "
-                    "(results/rows.tsv), or delete one of the two lines", argv[i + 2], r[i][j].day, r[i][j].key);
+                    "(results/rows.tsv), or delete one of the two lines", run_path[i], r[i][j].day, r[i][j].key);
         }
     }
-    FILE *out = fopen(argv[1], "w");
-    if (!out) die("cannot write %s; check that its folder exists and is writable", argv[1]);
+    FILE *out = fopen(out_path, "w");
+    if (!out) die("cannot write %s; check that its folder exists and is writable", out_path);
     fprintf(out, "day\tkey\ttheory\tmeasured\tunit\tnote\n");
     int written = 0;
     for (int i = 0; i < runs; i++)
@@ -76,7 +88,7 @@ int main(int argc, char **argv) {
                 if (!b) continue;
                 if (strcmp(b->unit, a->unit))
                     die("%s.%s is in '%s' in %s but in '%s' in %s: a median needs one unit; use runs of one build "
-                        "of the kit", a->day, a->key, a->unit, argv[i + 2], b->unit, argv[p + 2]);
+                        "of the kit", a->day, a->key, a->unit, run_path[i], b->unit, run_path[p]);
                 if (!isnan(b->measured)) m[k++] = (Measured){b->measured, p};
             }
             const Row *pick = a;             /* measured by no run: the first run's row as it is */
@@ -93,8 +105,8 @@ int main(int argc, char **argv) {
             fprintf(out, "%s\t%s\t%s\t%s\t%s\t%s\n", a->day, a->key, th, me, a->unit, note);
             written++;
         }
-    if (fclose(out) != 0) die("cannot finish writing %s; check that its disk is not full", argv[1]);
-    printf("median_rows: %d rows, medians over %d runs -> %s\n", written, runs, argv[1]);
+    if (fclose(out) != 0) die("cannot finish writing %s; check that its disk is not full", out_path);
+    printf("median_rows: %d rows, medians over %d runs -> %s\n", written, runs, out_path);
     for (int i = 0; i < runs; i++) free(r[i]);
     return 0;
 }

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "args.h"
 #include "model/config.h"
 #include "gpu/gpu_model.h"
 #include "gpu/launch.h"
@@ -57,41 +58,28 @@ typedef struct {
     unsigned long long seed;
 } Args;
 
-static long long parse_num(const char *flag, const char *s, long long min) {
-    char *end;
-    long long v = strtoll(s, &end, 10);
-    if (end == s || *end || v < min || v > 1000000000) die("%s %s: expected an integer >= %lld", flag, s, min);
-    return v;
-}
-
 static Args parse_args(int argc, char **argv) {
     Args a = {};
-    a.n_new = 16, a.batch = 1, a.mode = MODE_GRAPH, a.seed = 1;
-    for (int i = 1; i < argc; i++) {
-        const char *f = argv[i];
-        if (!strcmp(f, "--help") || !strcmp(f, "-h")) { fputs(USAGE, stdout); exit(0); }
-        if (!strcmp(f, "--cpu")) { a.cpu = 1; continue; }
-        if (!strcmp(f, "--synthetic")) { a.synthetic = 1; continue; }
-        if (i + 1 >= argc) die("%s needs a value (bin/tinyllama --help lists the flags)", f);
-        const char *v = argv[++i];
-        if (!strcmp(f, "--model")) a.model_dir = v;
-        else if (!strcmp(f, "--prompt")) a.prompt = v;
-        else if (!strcmp(f, "--prompt-ids")) a.prompt_ids = v;
-        else if (!strcmp(f, "--dump-logits")) a.dump = v;
-        else if (!strcmp(f, "--new")) a.n_new = (int)parse_num(f, v, 1);
-        else if (!strcmp(f, "--seed")) a.seed = (unsigned long long)parse_num(f, v, 0);
-        else if (!strcmp(f, "--batch")) a.batch = (int)parse_num(f, v, 1);
-        else if (!strcmp(f, "--dispatch-us")) a.dispatch_us = (double)parse_num(f, v, 0);
-        else if (!strcmp(f, "--vs-fp16")) a.vs_fp16 = (int)parse_num(f, v, 1);
-        else if (!strcmp(f, "--quant")) {
-            a.quant = quant_from_name(v);
-            if (a.quant < 0) die("--quant %s: expected fp16, int8 or int8_unfused", v);
-        }
-        else if (!strcmp(f, "--mode")) {
-            a.mode = mode_from_name(v);
-            if (a.mode < 0) die("--mode %s: expected eager, fused, graph, graph_eager or persistent", v);
-        } else die("unknown flag %s (bin/tinyllama --help lists the flags)", f);
-    }
+    a.n_new = 16, a.batch = 1, a.mode = MODE_GRAPH;
+    int seed = 1;   /* into a.seed after parsing: the table's integers are int */
+    const ArgFlag flags[] = {
+        ARG_MODEL(&a.model_dir),
+        {"--synthetic", ARG_FLAG, &a.synthetic, 0, 0, "seeded weights"},
+        {"--cpu", ARG_FLAG, &a.cpu, 0, 0, "the fp32 CPU reference"},
+        {"--prompt", ARG_STRING, &a.prompt, 0, 0, "the prompt's text"},
+        {"--prompt-ids", ARG_STRING, &a.prompt_ids, 0, 0, "token ids, e.g. 1,450,11148"},
+        {"--dump-logits", ARG_STRING, &a.dump, 0, 0, "a file for the prompt's logits"},
+        {"--new", ARG_INT, &a.n_new, 1, 1e9, "tokens to generate"},
+        {"--seed", ARG_INT, &seed, 0, 1e9, "the synthetic weights' seed"},
+        {"--batch", ARG_INT, &a.batch, 1, 1e9, "GPU batch rows"},
+        ARG_DISPATCH_US(&a.dispatch_us),
+        {"--vs-fp16", ARG_INT, &a.vs_fp16, 1, 1e9, "tokens fp16 generates for the comparison"},
+        {"--quant", ARG_CHOICE, &a.quant, 0, 0, "fp16|int8|int8_unfused"},                       /* Quant's order */
+        {"--mode", ARG_CHOICE, &a.mode, 0, 0, "eager|fused|graph|graph_eager|persistent"},     /* Mode's order */
+        {0},
+    };
+    args_parse("tinyllama", USAGE, argc, argv, flags, NULL);
+    a.seed = (unsigned long long)seed;
     if (a.model_dir && a.synthetic) die("--model and --synthetic exclude each other; pick one");
     if (a.prompt && a.prompt_ids) die("--prompt and --prompt-ids exclude each other; pick one");
     if (a.vs_fp16 && (a.cpu || a.quant == QUANT_FP16))

@@ -9,24 +9,23 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "args.h"
 #include "model/tokenizer.h"
 #include "util.h"
 
 #define DEFAULT_TOKENIZER "models/TinyLlama-1.1B-Chat-v1.0/tokenizer.json"
 
-static void usage(FILE *f) {
-    fprintf(f,
-            "usage: bin/tokenize [--tokenizer FILE] [--no-bos] -- TEXT   prints ids=1,15043,...\n"
-            "       bin/tokenize [--tokenizer FILE] --decode -- IDS      prints the text\n"
-            "  --tokenizer FILE  a Llama/TinyLlama tokenizer.json, by default\n"
-            "                    " DEFAULT_TOKENIZER " (make model)\n"
-            "                    or try ../shared/fixtures/llama-tokenizer/tokenizer.json\n"
-            "  --no-bos          leave out the <s> (id 1) that starts every prompt\n"
-            "  --decode          IDS like 1,15043,3186 (or ids=...) -> text; special tokens skipped\n"
-            "Errors: one line on stderr, exit 1.\n");
-}
+static const char USAGE[] =
+    "usage: bin/tokenize [--tokenizer FILE] [--no-bos] -- TEXT   prints ids=1,15043,...\n"
+    "       bin/tokenize [--tokenizer FILE] --decode -- IDS      prints the text\n"
+    "  --tokenizer FILE  a Llama/TinyLlama tokenizer.json, by default\n"
+    "                    " DEFAULT_TOKENIZER " (make model)\n"
+    "                    or try ../shared/fixtures/llama-tokenizer/tokenizer.json\n"
+    "  --no-bos          leave out the <s> (id 1) that starts every prompt\n"
+    "  --decode          IDS like 1,15043,3186 (or ids=...) -> text; special tokens skipped\n"
+    "Errors: one line on stderr, exit 1.\n";
 
-static char *join(char **words, int n) {
+static char *join(const char **words, int n) {
     size_t len = 1;
     for (int i = 0; i < n; i++) len += strlen(words[i]) + 1;
     char *s = xmalloc(len), *p = s;
@@ -73,25 +72,21 @@ static int parse_ids(const char *s, int *ids, int max_ids) {
 
 int main(int argc, char **argv) {
     const char *path = DEFAULT_TOKENIZER;
-    int decode = 0, bos = 1, i = 1;
-    for (; i < argc; i++) {
-        if (!strcmp(argv[i], "--")) { i++; break; }
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) { usage(stdout); return 0; }
-        else if (!strcmp(argv[i], "--tokenizer")) {
-            if (++i == argc) die("--tokenizer needs a FILE (a tokenizer.json)");
-            path = argv[i];
-        }
-        else if (!strcmp(argv[i], "--decode")) decode = 1;
-        else if (!strcmp(argv[i], "--no-bos")) bos = 0;
-        else if (argv[i][0] == '-' && argv[i][1])
-            die("unknown option %s; see bin/tokenize --help", argv[i]);
-        else break;
-    }
-    if (i == argc && decode) die("nothing to decode: give the ids after --, e.g. -- 1,15043,3186");
+    const char **words = xmalloc(sizeof(char *) * argc);
+    int decode = 0, no_bos = 0, nwords = 0;
+    const ArgFlag flags[] = {
+        {"--tokenizer", ARG_STRING, &path, 0, 0, "a tokenizer.json"},
+        {"--decode", ARG_FLAG, &decode, 0, 0, "ids -> text"},
+        {"--no-bos", ARG_FLAG, &no_bos, 0, 0, "no <s> first"},
+        {0},
+    };
+    const ArgWords rest = {"TEXT or IDS", 0, argc, words, &nwords, 1};   /* the first word ends the flags */
+    args_parse("tokenize", USAGE, argc, argv, flags, &rest);
+    if (nwords == 0 && decode) die("nothing to decode: give the ids after --, e.g. -- 1,15043,3186");
     if (!path_exists(path))
         die("no tokenizer at %s; run make model, or pass --tokenizer "
             "../shared/fixtures/llama-tokenizer/tokenizer.json", path);
-    char *input = join(argv + i, argc - i);
+    char *input = join(words, nwords);
     size_t max_ids = 2 * strlen(input) + 8; /* more than any text can need */
     int *ids = xmalloc(sizeof(int) * max_ids);
     Tokenizer *t = tok_load(path);
@@ -104,7 +99,7 @@ int main(int argc, char **argv) {
         printf("%s\n", text);
         free(text);
     } else {
-        int n = tok_encode(t, input, bos, ids, (int)max_ids);
+        int n = tok_encode(t, input, !no_bos, ids, (int)max_ids);
         if (n < 0) die("the text needs more than %zu ids (a bug: report it)", max_ids);
         printf("ids=");
         for (int k = 0; k < n; k++) printf("%s%d", k ? "," : "", ids[k]);
@@ -112,6 +107,7 @@ int main(int argc, char **argv) {
     }
     free(ids);
     free(input);
+    free(words);
     tok_free(t);
     return 0;
 }

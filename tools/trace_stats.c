@@ -27,17 +27,17 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include "args.h"
 #include "report/rows.h"
 #include "measure/trace_json.h"
 #include "measure/trace_steps.h"
 #include "util.h"
 
-static void usage(FILE *f) {
-    fprintf(f, "usage: bin/trace_stats [--rows] FILE.json[.gz]\n"
-               "  FILE   a torch.profiler trace (prof.export_chrome_trace) or the kit's results/trace_*.json\n"
-               "  --rows also write the medians to results/rows.tsv (day \"trace\") for day12's report\n"
-               "Prints key=value lines per ProfilerStep and their medians; errors: one line, exit 1.\n");
-}
+static const char USAGE[] =
+    "usage: bin/trace_stats [--rows] FILE.json[.gz]\n"
+    "  FILE   a torch.profiler trace (prof.export_chrome_trace) or the kit's results/trace_*.json\n"
+    "  --rows also write the medians to results/rows.tsv (day \"trace\") for day12's report\n"
+    "Prints key=value lines per ProfilerStep and their medians; errors: one line, exit 1.\n";
 
 /* " key=v" (sep first), "-" for a value not defined in the window. */
 static void value(const char *sep, const char *key, double v) {
@@ -83,15 +83,10 @@ static void write_rows(const char *path, const TraceStats *s) {
 
 int main(int argc, char **argv) {
     const char *path = NULL;
-    int rows = 0;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) { usage(stdout); return 0; }
-        else if (!strcmp(argv[i], "--rows")) rows = 1;
-        else if (argv[i][0] == '-' && argv[i][1]) { usage(stderr); die("unknown option %s (see --help)", argv[i]); }
-        else if (path) { usage(stderr); die("one trace at a time: %s and %s", path, argv[i]); }
-        else path = argv[i];
-    }
-    if (!path) { usage(stderr); die("no trace given: bin/trace_stats FILE.json[.gz]"); }
+    int rows = 0, ntraces = 0;
+    const ArgFlag flags[] = {{"--rows", ARG_FLAG, &rows, 0, 0, "also write results/rows.tsv"}, {0}};
+    const ArgWords trace = {"trace", 1, 1, &path, &ntraces, 0};
+    args_parse("trace_stats", USAGE, argc, argv, flags, &trace);
 
     TraceJson tj;
     char err[512];

@@ -20,7 +20,7 @@ day=${b%%_*}
 case "\$1" in
   --help) echo "usage: $b [--model DIR]"; exit 0 ;;
   "") ;;
-  *) echo "$b: unknown or incomplete argument '\$1' (see --help)" >&2; exit 1 ;;
+  *) echo "error: \$day: unknown option \$1 (see --help)" >&2; exit 1 ;;
 esac
 rows=\$KIT_RESULTS/rows.tsv
 [ -f "\$rows" ] || head -1 "\$FAKE_ROWS" > "\$rows"

@@ -59,7 +59,7 @@ ok "a key twice in one run: exit 1 naming the file and the key" "[ \$rc = 1 ] &&
 med $tmp/med.tsv $tmp/none.tsv
 ok "a run that is not there: exit 1 naming it" "[ \$rc = 1 ] && grep -q '^error: .*none.tsv: no rows' $tmp/out"
 med $tmp/med.tsv
-ok "no run at all: usage" "[ \$rc = 1 ] && grep -q '^error: usage: ' $tmp/out"
+ok "no run at all: exit 1, one sentence with the usage" "[ \$rc = 1 ] && [ \$(grep -c '^error: ' $tmp/out) = 1 ] && grep -q '^error: median_rows: OUT.tsv and 1 to 16 RUN.tsv wanted, 1 given (usage: bin/median_rows OUT.tsv RUN1.tsv' $tmp/out"
 
 echo "median_rows: $pass passed, $fail failed"
 [ $fail = 0 ]
