@@ -221,8 +221,45 @@ static void test_torch_trace(void) {
     CHECK(rc == -1 && strstr(err, "/nonexistent/trace.json: no such file"), "a missing file: %s", err);
 }
 
+/* ---- 3. gzip that went wrong after it was written ------------------------------------ */
+
+/* A trace of n kernels (about 95 bytes each), gzipped at level 0: deflate's stored blocks,
+ * the JSON bytes as they are, so one of them can be changed in the file. */
+static void write_stored_trace(const char *path, int n) {
+    gzFile f = gzopen(path, "wb0");
+    gzputs(f, "{\"traceEvents\": [\n");
+    for (int i = 0; i < n; i++)
+        gzprintf(f, "%s{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k%d\", \"ts\": %d, \"dur\": 5, "
+                    "\"args\": {\"correlation\": %d}}\n", i ? "," : "", i % 7, 10 + 10 * i, i + 1);
+    gzputs(f, "]}\n");
+    CHECK(gzclose(f) == Z_OK, "stored gzip trace written");
+}
+
+static void test_damaged_gzip(void) {
+    char path[] = "/tmp/kit_trace_damaged_XXXXXX", err[512];
+    close(mkstemp(path));
+    write_stored_trace(path, 30000);   /* 2.8 MB: past the reader's first 1 MiB piece */
+    TraceJson tj;
+    int rc = trace_json_read(path, &tj, err, sizeof err);
+    CHECK(rc == 0 && tj.t.nk == 30000, "the stored gzip trace reads: %s", rc ? err : "ok");
+    trace_json_free(&tj);
+    /* one ':' at about 100 KB becomes '#': the JSON breaks there, gzip's check at the end */
+    FILE *f = fopen(path, "r+b");
+    int c = 0;
+    fseek(f, 100000, SEEK_SET);
+    while ((c = fgetc(f)) != EOF && c != ':') {}
+    fseek(f, -1, SEEK_CUR);
+    fputc('#', f);
+    fclose(f);
+    rc = trace_json_read(path, &tj, err, sizeof err);
+    CHECK(rc == -1 && strstr(err, "its gzip data is damaged (zlib: incorrect data check)") && !strstr(err, "JSON"),
+          "a changed byte in a gzip file is gzip damage, not bad JSON: %s", err);
+    unlink(path);
+}
+
 int main(void) {
     test_kit_trace();
     test_torch_trace();
+    test_damaged_gzip();
     return check_done("test_trace_read");
 }

@@ -93,6 +93,10 @@ bad event_not_json '{"traceEvents": [{"ph":"X","cat":"kernel",}]}'
 bad unmatched "{\"traceEvents\": [$K] }}"
 bad doc_not_json "{\"traceEvents\": [$K], \"x\": tru}"
 bad no_comma "{\"traceEvents\": [$K $K]}"
+bad brace_for_key "{ {\"traceEvents\": [$K]}"
+bad after_the_end "{\"traceEvents\": [$K]} {"
+bad wrong_closer "{\"x\": [1}, \"traceEvents\": [$K]}"
+bad split_literal "{\"x\": tr ue, \"traceEvents\": [$K]}"
 bad not_an_object '{"traceEvents": [1]}'
 bad trailing_comma "{\"traceEvents\": [$K,]}"
 bad no_trace_events '{"events": []}'
@@ -135,6 +139,10 @@ both event_not_json "traceEvents[0] (byte 17) is not valid JSON" "$tmp/event_not
 both unmatched "unmatched '}'" "$tmp/unmatched.json"
 both doc_not_json "JSON around traceEvents is not valid|tru}" "$tmp/doc_not_json.json"
 both no_comma "where ',' or ']' belongs" "$tmp/no_comma.json"
+both brace_for_key "'{' at byte 2, where a key (a string in quotes) or the object's '}' belongs" "$tmp/brace_for_key.json"
+both after_the_end "'{' at byte 97 comes after the JSON document ended" "$tmp/after_the_end.json"
+both wrong_closer "'}' at byte 8 closes a '['" "$tmp/wrong_closer.json"
+both split_literal "'u' at byte 9, where ',' or '}' belongs" "$tmp/split_literal.json"
 both not_an_object "traceEvents[0] (byte 17) is not an event object" "$tmp/not_an_object.json"
 both trailing_comma "traceEvents[1]|is not an event object but starts with ']'" "$tmp/trailing_comma.json"
 both no_trace_events 'no "traceEvents" array' "$tmp/no_trace_events.json"
