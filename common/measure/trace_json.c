@@ -66,6 +66,7 @@ typedef struct {
     OpRef *ops; int nops, capops;
     StepMark *marks; int nmarks, capmarks;
     char *err; size_t cap; int failed;
+    int too_large;           /* it failed on a bound (trace_json.h), not on the JSON */
 } Reader;
 
 static void fail(Reader *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -184,7 +185,12 @@ static void event(Reader *r, const char *text, size_t len) {
                         : (kind == K_KERNEL || kind == K_API) && isnan(corr) ? "\"args\": {\"correlation\": id} (the launch's id)"
                         : NULL;
     if (kind == K_SKIP) count_skip(tj, ph, cat);
-    else if (missing) fail(r, "traceEvents[%ld] (byte %zu, cat \"%s\") has no valid %s", index, r->ev_pos, cat, missing);
+    else if (!missing && strlen(name) > TRACE_JSON_MAX_NAME) {
+        fail(r, "traceEvents[%ld] (byte %zu, cat \"%s\") has a name of %zu bytes, over the %d KiB no kernel or op "
+                "name comes near: the file is damaged, or not a trace", index, r->ev_pos, cat, strlen(name),
+             TRACE_JSON_MAX_NAME >> 10);
+        r->too_large = 1;
+    } else if (missing) fail(r, "traceEvents[%ld] (byte %zu, cat \"%s\") has no valid %s", index, r->ev_pos, cat, missing);
     else {
         uint64_t start = (uint64_t)llround(ts * 1e3), end = start + (uint64_t)llround(dur * 1e3);
         uint32_t tid = (uint32_t)num_or(e, "tid", 0, 4294967295.0, 0);
@@ -366,6 +372,13 @@ static size_t event_bytes(Reader *r, const char *s, size_t n) {
         else if (c == '{' || c == '[') r->ev_depth++;
         else if ((c == '}' || c == ']') && --r->ev_depth == 0) { i++; break; }
     }
+    if (r->ev.n + i > TRACE_JSON_MAX_EVENT) {   /* its bytes are not kept: memory stays bounded */
+        fail(r, "traceEvents[%ld] (byte %zu) runs past %d MiB without its closing '}': a trace event is a few KB, "
+                "names included, so the file is damaged, or not a trace", r->tj->events, r->ev_pos,
+             TRACE_JSON_MAX_EVENT >> 20);
+        r->too_large = 1;
+        return n;
+    }
     put(&r->ev, s, i);
     if (r->ev_depth == 0) {
         event(r, r->ev.p, r->ev.n);
@@ -387,6 +400,12 @@ static void feed(Reader *r, const char *s, size_t n) {
         int c = (unsigned char)s[i];
         if (r->where == DOC) skel_byte(r, c);
         else events_byte(r, c);
+        if (r->skel.n > TRACE_JSON_MAX_DOC && !r->failed) {
+            fail(r, "the JSON around traceEvents passes %d MiB at byte %zu (whitespace left out): a trace keeps its "
+                    "events in traceEvents and little beside them (deviceProperties, traceName, ...), so the file is "
+                    "damaged, or not a trace", TRACE_JSON_MAX_DOC >> 20, r->pos);
+            r->too_large = 1;
+        }
         if (r->where != EVENT) { i++; r->pos++; }   /* an event's '{' is its own first byte */
     }
 }
@@ -521,7 +540,7 @@ int trace_json_parse(const char *bytes, size_t len, TraceJson *tj, char *err, si
  * what it is, not as the JSON it garbled. */
 static void gzip_verdict(Reader *r, gzFile f, const char *path, char *chunk, size_t piece) {
     int zerr;
-    if (r->failed && !gzdirect(f))
+    if (r->failed && !r->too_large && !gzdirect(f))   /* a bound: say so at once */
         while (gzread(f, chunk, (unsigned)piece) > 0) {}
     const char *msg = gzerror(f, &zerr);
     if (zerr == Z_OK) return;

@@ -39,6 +39,15 @@ typedef struct {
     TraceSkip skip[12]; int nskip;   /* the skipped kinds by cat (or ph), first 12 seen */
 } TraceJson;
 
+/* Memory is bounded by what is kept, never by one value: an event longer than
+ * TRACE_JSON_MAX_EVENT bytes (a Kineto event is a few KB), a kept event's name longer than
+ * TRACE_JSON_MAX_NAME, or more than TRACE_JSON_MAX_DOC bytes of JSON around traceEvents
+ * (whitespace left out; Kineto writes a few KB there) is an error naming the event or byte.
+ * Whitespace and events of the skipped kinds cost nothing but the time to read them. */
+#define TRACE_JSON_MAX_EVENT (1 << 20)
+#define TRACE_JSON_MAX_NAME (64 << 10)
+#define TRACE_JSON_MAX_DOC (1 << 20)
+
 /* A document in memory (the fuzz target's entry point). Returns 0, or -1 with one sentence
  * in err and *tj empty. A trace without kernel events is an error: nothing to analyse. */
 int trace_json_parse(const char *bytes, size_t len, TraceJson *tj, char *err, size_t cap);

@@ -166,6 +166,52 @@ expect no_argument "no trace given" $bin
 expect unknown_option "unknown option --bogus" $bin --bogus "$tmp/empty.json"
 expect two_files "one trace at a time" $bin "$tmp/empty.json" "$tmp/not_json.json"
 
+# ---- 3b. memory: bounded by what is kept, never by one value ---------------------------------
+# Each under a 128 MiB address-space limit (ulimit -v; the fixture reads in about 8 MB of
+# memory): a 1 MB .gz holding one 1 GiB string fails at once naming its event; a value of
+# 2 MB beside the events and a 70 KB name fail the same way; 32 MiB of whitespace and 8 MiB
+# of skipped events read in a few MB. Peak RSS from /usr/bin/time where it is installed.
+if [ -n "$KIT_TRACE_STATS_INNER" ]; then echo "(the memory checks: in the outer run)"; else
+head -c 1048576 /dev/zero | tr '\0' a | gzip -c >"$tmp/a1.gz"       # gzip members concatenate:
+for i in $(seq 32); do cat "$tmp/a1.gz"; done >"$tmp/a32.gz"        # 1 KB of .gz per MiB of 'a'
+{ printf '{"traceEvents": [{"ph": "X", "cat": "kernel", "name": "' | gzip -c
+  for i in $(seq 32); do cat "$tmp/a32.gz"; done
+  printf '"}]}' | gzip -c; } >"$tmp/huge_string.json.gz"
+{ printf '{"x": "'; head -c 2000000 /dev/zero | tr '\0' a; printf '", "traceEvents": [%s]}' "$K"; } >"$tmp/huge_doc_value.json"
+{ printf '{"traceEvents": [{"ph":"X","cat":"kernel","name":"'; head -c 70000 /dev/zero | tr '\0' a
+  printf '","ts":1,"dur":1,"args":{"correlation":1}}]}'; } >"$tmp/huge_name.json"
+{ printf '{"traceEvents": [%s,' "$K"; head -c 33554432 /dev/zero | tr '\0' ' '; printf '%s]}' "$K"; } | gzip -1 >"$tmp/spaces.json.gz"
+{ printf '{"traceEvents": [%s' "$K"; F='{"ph": "s", "id": 9, "pid": 1, "tid": 1, "ts": 115, "cat": "ac2g", "name": "ac2g"}'
+  yes ",$F" | head -c 8388608 | grep -v '[^}]$'; printf ']}'; } | gzip -1 >"$tmp/skipped.json.gz"
+mem() {   # mem NAME WANT FILE: exit 1 with WANT in its one error line (WANT empty: exit 0), under the limit
+  local name=$1 want=$2 file=$3 why="" rss=- t0 secs
+  t0=$(date +%s%N)
+  if [ -x /usr/bin/time ]; then ( ulimit -v 131072; exec /usr/bin/time -f %M -o "$tmp/rss" $bin "$file" ) >/dev/null 2>"$tmp/stderr"
+  else ( ulimit -v 131072; exec $bin "$file" ) >/dev/null 2>"$tmp/stderr"; fi
+  local rc=$?
+  secs=$(( ($(date +%s%N) - t0) / 1000000000 ))
+  [ -x /usr/bin/time ] && rss=$(tail -1 "$tmp/rss") && sed -i '/^Command exited/d' "$tmp/stderr"
+  if [ -z "$want" ]; then [ "$rc" = 0 ] || why="exit code $rc, want 0"
+  else
+    [ "$rc" = 1 ] || why="exit code $rc, want 1"
+    [ -z "$why" ] && [ "$(grep -c '^error: ' "$tmp/stderr")" != 1 ] && why="want exactly one 'error:' line"
+    [ -z "$why" ] && ! grep -qF -- "$want" "$tmp/stderr" && why="the error does not say '$want'"
+  fi
+  [ -z "$why" ] && [ "$rss" != - ] && [ "$rss" -gt 32768 ] && why="peak RSS $rss KB, over 32 MB"
+  [ -z "$why" ] && [ "$secs" -gt 20 ] && why="$secs s, over 20 s"
+  if [ -z "$why" ]; then pass=$((pass + 1)); echo "ok   memory $name: peak RSS ${rss} KB, ${secs} s: $(head -1 "$tmp/stderr")"
+  else fail=$((fail + 1)); echo "FAIL memory $name: $why"; head -3 "$tmp/stderr" | sed 's/^/       /'; fi
+}
+mem huge_string "traceEvents[0] (byte 17) runs past 1 MiB without its closing '}'" "$tmp/huge_string.json.gz"
+mem huge_doc_value "the JSON around traceEvents passes 1 MiB at byte 1048577" "$tmp/huge_doc_value.json"
+mem huge_name 'traceEvents[0] (byte 17, cat "kernel") has a name of 70000 bytes' "$tmp/huge_name.json"
+mem whitespace "" "$tmp/spaces.json.gz"
+mem skipped_events "" "$tmp/skipped.json.gz"
+[ -f "$fix/trace_hf_eager_b1.json" ] && mem the_fixture "" "$fix/trace_hf_eager_b1.json"
+both huge_doc_value "passes 1 MiB" "$tmp/huge_doc_value.json"
+both huge_name "has a name of 70000 bytes" "$tmp/huge_name.json"
+fi
+
 # ---- 4. the sweep under ASan --------------------------------------------------------------
 printf '%s\n' '{"traceEvents": [' \
   '{"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 1, "tid": 1, "ts": 100, "dur": 100},' \
