@@ -45,12 +45,19 @@ static void value(const char *sep, const char *key, double v) {
     else printf("%s%s=%.4g", sep, key, v);
 }
 
+/* Text from the trace inside quotes, its own quotes as '. (The reader and trace_stats have
+ * made it one line: rows_one_line.) */
+static void quoted(const char *text) {
+    printf("\"");
+    for (const char *p = text; *p; p++) printf(*p == '"' ? "'" : "%c", *p);
+    printf("\"");
+}
+
 /* A kernel name as one key=value token: quoted when it holds a space or a quote. */
 static void name_value(const char *key, const char *name) {
     if (!strpbrk(name, " \"")) { printf(" %s=%s", key, name); return; }
-    printf(" %s=\"", key);
-    for (const char *p = name; *p; p++) printf(*p == '"' ? "'" : "%c", *p);
-    printf("\"");
+    printf(" %s=", key);
+    quoted(name);
 }
 
 typedef struct { TraceStat stat; const char *key, *unit; double scale; } RowSpec;
@@ -99,9 +106,11 @@ int main(int argc, char **argv) {
     printf("trace=%s events=%ld kernel_events=%d call_events=%d cpu_ops=%ld skipped=%ld", path, tj.events, tj.t.nk,
            tj.t.napi, tj.cpu_ops, tj.skipped);
     if (tj.nskip) {
-        printf(" skipped_kinds=\"");
-        for (int i = 0; i < tj.nskip; i++) printf("%s%s:%ld", i ? " " : "", tj.skip[i].kind, tj.skip[i].n);
-        printf("\"");
+        char kinds[12 * 56] = "";
+        for (int i = 0, n = 0; i < tj.nskip; i++)
+            n += snprintf(kinds + n, sizeof kinds - n, "%s%s:%ld", i ? " " : "", tj.skip[i].kind, tj.skip[i].n);
+        printf(" skipped_kinds=");
+        quoted(kinds);
     }
     printf("\n");
 

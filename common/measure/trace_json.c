@@ -16,6 +16,7 @@
 #include <cjson/cJSON.h>
 #include "parts.h"
 #include "measure/trace_json.h"
+#include "report/rows.h"
 #include "util.h"
 
 #define MAX_US 9.2e15   /* ts and dur in microseconds; as ns they must fit below 2^63 */
@@ -77,6 +78,7 @@ static void fail(Reader *r, const char *fmt, ...) {
     va_start(ap, fmt);
     vsnprintf(r->err, r->cap, fmt, ap);
     va_end(ap);
+    if (r->cap) rows_one_line(r->err);   /* a cat or name from the file: the sentence stays one line */
 }
 
 /* Up to 40 characters of text around `at` (where cJSON stopped), on one line. */
@@ -119,6 +121,7 @@ static void count_skip(TraceJson *tj, const char *ph, const char *cat) {
         if (strcmp(tj->skip[i].kind, kind) == 0) { tj->skip[i].n++; return; }
     if (tj->nskip < (int)(sizeof tj->skip / sizeof tj->skip[0])) {
         snprintf(tj->skip[tj->nskip].kind, sizeof tj->skip[0].kind, "%s", kind);
+        rows_one_line(tj->skip[tj->nskip].kind);   /* printed on one key=value line */
         tj->skip[tj->nskip++].n = 1;
     }
 }

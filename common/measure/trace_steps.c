@@ -5,6 +5,7 @@
 #include "measure/profile_table.h"
 #include "measure/stats.h"
 #include "measure/trace_steps.h"
+#include "report/rows.h"
 #include "util.h"
 
 static const char *const keys[TS_COUNT] = {
@@ -101,6 +102,7 @@ static void top_kernels(NameSums *s, TraceStats *out) {
         TopKernel *k = &out->top[out->ntop];
         const NameSum *n = &s->v[out->ntop];
         kernel_short_name(n->name, k->name, sizeof k->name);
+        rows_one_line(k->name);   /* a name from the file goes into key=value lines and notes */
         parts_label(n->parts, k->parts, sizeof k->parts);
         k->share = all > 0 ? n->total_ns / all : NAN;
         k->calls_per_step = (double)n->calls / out->nsteps;

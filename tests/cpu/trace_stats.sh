@@ -81,6 +81,17 @@ else
   ok "day12: no blank or nan cell in the section" "! echo \"\$sec\" | grep -qiE '\\|  *\\||\\bnan\\b'"
 fi
 
+# ---- 2b. text from the trace stays inside its key=value ----------------------------------------
+# A kernel name and an event kind holding a newline, a carriage return, an escape and a
+# quote: each becomes a space (') as in rows.tsv's notes, so no second busy= line appears.
+printf '%s' '{"traceEvents": [{"ph":"X","cat":"kernel","name":"k\nbusy=0.99\u001b[2J\"q","ts":10,"dur":5,"args":{"correlation":1}},
+  {"ph":"X","cat":"odd\r\nkind=1\"","name":"x","ts":1,"dur":1}]}' >"$tmp/control.json"
+$bin "$tmp/control.json" >"$tmp/control.txt" 2>&1; rc=$?
+ok "control characters: exit 0, one busy= line, no kind= line ($(grep -c '^busy=' "$tmp/control.txt") busy=)" \
+  "[ $rc = 0 ] && [ \$(grep -c '^busy=' $tmp/control.txt) = 1 ] && ! grep -q '^kind=' $tmp/control.txt && ! grep -q \$'\\e' $tmp/control.txt"
+ok "control characters: the name and kind as spaces, quoted" \
+  "grep -qF \"top1_name=\\\"k busy=0.99 [2J'q\\\"\" $tmp/control.txt && grep -qF \"skipped_kinds=\\\"odd  kind=1':1\\\"\" $tmp/control.txt"
+
 # ---- 3. bad input: one sentence, exit 1 ----------------------------------------------------
 K='{"ph":"X","cat":"kernel","name":"k","ts":10,"dur":5,"args":{"correlation":1}}'
 bad() { printf '%s' "$2" >"$tmp/$1.json"; }
