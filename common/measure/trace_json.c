@@ -40,7 +40,7 @@ static void put(Buf *b, const char *s, size_t n) {
 /* A cpu_op of a torch trace: its "External id" (a kernel's points at the innermost op that
  * launched it) and, once resolved, the outermost op around it. */
 typedef struct { uint64_t ext, start, end; uint32_t tid; int range, outer; } OpRef;
-typedef struct { long number; int gpu; uint64_t start, end; } StepMark;
+typedef struct { long number; int gpu; uint64_t start, end; long index; } StepMark;   /* index: in traceEvents */
 
 enum { DOC, EVENTS, EVENT };                              /* where the next byte falls */
 enum { WANT_EVENT_OR_END, WANT_EVENT, WANT_COMMA_OR_END };  /* inside the events array */
@@ -145,14 +145,14 @@ static long step_number(const char *name) {
     return *end || errno ? -1 : n;
 }
 
-static void add_mark(Reader *r, long number, int gpu, uint64_t start, uint64_t end) {
+static void add_mark(Reader *r, long number, int gpu, uint64_t start, uint64_t end, long index) {
     if (r->nmarks == r->capmarks) {
         r->capmarks = r->capmarks ? 2 * r->capmarks : 64;
         StepMark *grown = realloc(r->marks, sizeof(StepMark) * (size_t)r->capmarks);
         if (!grown) die("trace: out of host memory at %d ProfilerStep ranges", r->nmarks);
         r->marks = grown;
     }
-    r->marks[r->nmarks++] = (StepMark){number, gpu, start, end};
+    r->marks[r->nmarks++] = (StepMark){number, gpu, start, end, index};
 }
 
 static void add_op(Reader *r, uint64_t ext, uint64_t start, uint64_t end, uint32_t tid, int range) {
@@ -214,7 +214,7 @@ static void event(Reader *r, const char *text, size_t len) {
             TApi a = {start, end, (uint32_t)corr, tid, (int)num_or(args, "cbid", 0, 1e9, 0), name};
             trace_add_api(&tj->t, &a);
         } else if (step >= 0) {
-            add_mark(r, step, kind == K_GPU_RANGE, start, end);
+            add_mark(r, step, kind == K_GPU_RANGE, start, end, index);
         } else if (kind != K_GPU_RANGE) {   /* other GPU-side annotations carry nothing used here */
             TRange rg = {start, end, tid, name};
             if (kind == K_OP) {
@@ -473,21 +473,32 @@ static int range_by_start(const void *a, const void *b) {
 }
 static int mark_by_number(const void *a, const void *b) {
     const StepMark *x = a, *y = b;
-    return (x->number > y->number) - (x->number < y->number);
+    if (x->number != y->number) return x->number < y->number ? -1 : 1;
+    if (x->gpu != y->gpu) return x->gpu - y->gpu;
+    return (x->start > y->start) - (x->start < y->start);
 }
 
-/* ProfilerStep ranges -> steps: one per number, each side the union of its ranges. */
+/* ProfilerStep ranges -> steps: one per number, each side the union of its ranges (Kineto
+ * writes the GPU side once per stream). The CPU side is one range per step, where the
+ * program called prof.step(): a second range of the same number that does not overlap the
+ * first is a second profiling session in the same file, whose steps would merge with the
+ * first's into windows spanning both. That is refused. */
 static void make_steps(Reader *r) {
     TraceJson *tj = r->tj;
     if (r->nmarks > 1) qsort(r->marks, r->nmarks, sizeof(StepMark), mark_by_number);
     tj->steps = xcalloc((size_t)r->nmarks + 1, sizeof(TraceStep));
-    for (int i = 0; i < r->nmarks; i++) {
+    for (int i = 0; i < r->nmarks && !r->failed; i++) {
         const StepMark *m = &r->marks[i];
         if (!tj->nsteps || tj->steps[tj->nsteps - 1].number != m->number)
             tj->steps[tj->nsteps++] = (TraceStep){.number = m->number};
         TraceStep *s = &tj->steps[tj->nsteps - 1];
         uint64_t *a = m->gpu ? &s->gpu0 : &s->cpu0, *b = m->gpu ? &s->gpu1 : &s->cpu1;
         int *has = m->gpu ? &s->has_gpu : &s->has_cpu;
+        if (*has && !m->gpu && m->start > *b)   /* marks come by start: *b is the union's end so far */
+            fail(r, "ProfilerStep#%ld has two separate CPU-side ranges, traceEvents[%ld] at ts %.3f us and "
+                    "traceEvents[%ld] at ts %.3f us: two profiling sessions in one file, whose steps would merge; "
+                    "export each session to its own file (one export_chrome_trace per profiler)",
+                 m->number, r->marks[i - 1].index, r->marks[i - 1].start / 1e3, m->index, m->start / 1e3);
         if (!*has || m->start < *a) *a = m->start;
         if (!*has || m->end > *b) *b = m->end;
         *has = 1;

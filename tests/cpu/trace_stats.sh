@@ -104,6 +104,9 @@ bad event_not_json '{"traceEvents": [{"ph":"X","cat":"kernel",}]}'
 bad unmatched "{\"traceEvents\": [$K] }}"
 bad doc_not_json "{\"traceEvents\": [$K], \"x\": tru}"
 bad no_comma "{\"traceEvents\": [$K $K]}"
+S1='{"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","ts":100,"dur":100}'
+S2='{"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","ts":10000,"dur":100}'
+bad two_sessions "{\"traceEvents\": [$S1, $K, $S2, {\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"ts\":10010,\"dur\":5,\"args\":{\"correlation\":2}}]}"
 bad brace_for_key "{ {\"traceEvents\": [$K]}"
 bad after_the_end "{\"traceEvents\": [$K]} {"
 bad wrong_closer "{\"x\": [1}, \"traceEvents\": [$K]}"
@@ -150,6 +153,7 @@ both event_not_json "traceEvents[0] (byte 17) is not valid JSON" "$tmp/event_not
 both unmatched "unmatched '}'" "$tmp/unmatched.json"
 both doc_not_json "JSON around traceEvents is not valid|tru}" "$tmp/doc_not_json.json"
 both no_comma "where ',' or ']' belongs" "$tmp/no_comma.json"
+both two_sessions "ProfilerStep#1 has two separate CPU-side ranges, traceEvents[0] at ts 100.000 us and traceEvents[2] at ts 10000.000 us|two profiling sessions in one file" "$tmp/two_sessions.json"
 both brace_for_key "'{' at byte 2, where a key (a string in quotes) or the object's '}' belongs" "$tmp/brace_for_key.json"
 both after_the_end "'{' at byte 97 comes after the JSON document ended" "$tmp/after_the_end.json"
 both wrong_closer "'}' at byte 8 closes a '['" "$tmp/wrong_closer.json"
