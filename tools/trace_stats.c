@@ -115,6 +115,8 @@ int main(int argc, char **argv) {
     printf("\n");
 
     TraceStats s = trace_stats(&tj);
+    for (int i = 0; i < s.nwarnings; i++) fprintf(stderr, "warning: %s\n", s.warning[i]);
+    if (s.warnings_left_out) fprintf(stderr, "warning: %d more like these\n", s.warnings_left_out);
     printf("steps=%d windows=%s linear_from=%s\n", s.nsteps, s.windows, s.linear_from);
     for (int i = 0; i < s.nsteps; i++) {
         if (s.step[i].number >= 0) printf("step=%ld", s.step[i].number);

@@ -1,5 +1,7 @@
 /* trace_stats: per-step numbers of a Chrome trace and their medians (trace_steps.h). */
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "measure/profile_table.h"
@@ -30,36 +32,47 @@ static int first_after(const void *base, int n, size_t size, uint64_t x) {
     return x == UINT64_MAX ? n : first_from(base, n, size, x + 1);
 }
 
-typedef struct { uint32_t corr; uint64_t start; } CallStart;
+/* The API calls by correlation id: where each lies in the array sorted by start. */
+typedef struct { uint32_t corr; int at; } CallStart;
 static int by_corr(const void *a, const void *b) {
     const CallStart *x = a, *y = b;
-    return (x->corr > y->corr) - (x->corr < y->corr);
+    return x->corr != y->corr ? (x->corr < y->corr ? -1 : 1) : x->at - y->at;
 }
-static uint64_t call_start(const CallStart *v, int n, uint32_t corr, uint64_t none) {
+/* The call with this correlation id (the earliest, as trace_window's join takes), or -1. */
+static int call_of(const CallStart *v, int n, uint32_t corr) {
     int lo = 0, hi = n;
     while (lo < hi) {
         int mid = (lo + hi) / 2;
         if (v[mid].corr < corr) lo = mid + 1; else hi = mid;
     }
-    return lo < n && v[lo].corr == corr ? v[lo].start : none;
+    return lo < n && v[lo].corr == corr ? v[lo].at : -1;
 }
 
-/* The kernels starting in [g0, g1]; the API calls from [h0, h1] and back to the earliest
- * launch of those kernels (for the joins); the host's ranges in [h0, h1]. Each step reads
- * its own slice: no pass over the whole trace per step. */
-static Trace view(const Trace *t, const CallStart *calls, uint64_t g0, uint64_t g1, uint64_t h0, uint64_t h1) {
+/* A step's records, as trace_window_host reads them: the kernels starting in [g0, g1] (a
+ * slice of the sorted array), the host's ranges in [h0, h1] (a slice), and the API calls in
+ * [h0, h1] together with the launch call of each of those kernels that lies outside them
+ * (for the joins), copied into *calls_out, which the caller frees. Each step reads only
+ * its own records: no pass over the whole trace per step. */
+static Trace view(const Trace *t, const CallStart *calls, uint64_t g0, uint64_t g1, uint64_t h0, uint64_t h1,
+                  TApi **calls_out) {
     Trace v = {0};
     int k0 = first_from(t->k, t->nk, sizeof(TKernel), g0), k1 = first_after(t->k, t->nk, sizeof(TKernel), g1);
-    uint64_t a0 = h0, a1 = h1 > g1 ? h1 : g1;
-    for (int i = k0; i < k1; i++) {
-        uint64_t s = call_start(calls, t->napi, t->k[i].corr, a0);
-        if (s < a0) a0 = s;
-    }
-    int i0 = first_from(t->api, t->napi, sizeof(TApi), a0), i1 = first_after(t->api, t->napi, sizeof(TApi), a1);
+    int i0 = first_from(t->api, t->napi, sizeof(TApi), h0), i1 = first_after(t->api, t->napi, sizeof(TApi), h1);
     int r0 = first_from(t->nvtx, t->nnvtx, sizeof(TRange), h0), r1 = first_after(t->nvtx, t->nnvtx, sizeof(TRange), h1);
+    if (k1 < k0) k1 = k0;   /* an empty window (g1 < g0) */
+    if (i1 < i0) i1 = i0;
+    if (r1 < r0) r1 = r0;
+    TApi *a = xmalloc(sizeof(TApi) * (size_t)(i1 - i0 + k1 - k0 + 1));
+    int na = i1 - i0;
+    if (na) memcpy(a, t->api + i0, sizeof(TApi) * (size_t)na);
+    for (int i = k0; i < k1; i++) {
+        int c = call_of(calls, t->napi, t->k[i].corr);
+        if (c >= 0 && (c < i0 || c >= i1)) a[na++] = t->api[c];
+    }
     v.nk = k1 - k0;        v.k = v.nk ? t->k + k0 : NULL;
-    v.napi = i1 - i0;      v.api = v.napi ? t->api + i0 : NULL;
+    v.napi = na;           v.api = a;
     v.nnvtx = r1 - r0;     v.nvtx = v.nnvtx ? t->nvtx + r0 : NULL;
+    *calls_out = a;
     return v;
 }
 
@@ -120,7 +133,8 @@ static int count_named(const Trace *v, const char *a, const char *b) {
 
 static void one_window(const Trace *t, const CallStart *calls, uint64_t g0, uint64_t g1, uint64_t h0, uint64_t h1,
                        const char *linear_from, StepStats *st, NameSums *names) {
-    Trace v = view(t, calls, g0, g1, h0, h1);
+    TApi *copied;
+    Trace v = view(t, calls, g0, g1, h0, h1, &copied);
     TraceWindow w = trace_window_host(&v, g0, g1, h0, h1, 1);
     double *x = st->v;
     x[TS_KERNELS] = w.kernels;
@@ -144,6 +158,62 @@ static void one_window(const Trace *t, const CallStart *calls, uint64_t g0, uint
     add_names(names, &w, rows);
     free(rows);
     trace_window_free(&w);
+    free(copied);
+}
+
+/* ---- the windows ------------------------------------------------------------------------ */
+
+/* A step's GPU-side window [g0, g1] (its kernels) and CPU-side one [h0, h1] (its host records). */
+typedef struct { uint64_t g0, g1, h0, h1; long number; } Window;
+
+static const Window *g_windows;   /* qsort has no context argument */
+static int by_gpu_start(const void *a, const void *b) {
+    const Window *x = &g_windows[*(const int *)a], *y = &g_windows[*(const int *)b];
+    return x->g0 != y->g0 ? (x->g0 < y->g0 ? -1 : 1) : *(const int *)a - *(const int *)b;
+}
+static int by_host_start(const void *a, const void *b) {
+    const Window *x = &g_windows[*(const int *)a], *y = &g_windows[*(const int *)b];
+    return x->h0 != y->h0 ? (x->h0 < y->h0 ? -1 : 1) : *(const int *)a - *(const int *)b;
+}
+
+static void warn(TraceStats *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void warn(TraceStats *s, const char *fmt, ...) {
+    int max = (int)(sizeof s->warning / sizeof s->warning[0]);
+    if (s->nwarnings == max) { s->warnings_left_out++; return; }
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(s->warning[s->nwarnings], sizeof s->warning[0], fmt, ap);
+    va_end(ap);
+    rows_one_line(s->warning[s->nwarnings++]);
+}
+
+/* One profiling session's steps do not overlap: each ends where the next begins. Where the
+ * windows of one side do overlap (a trace put together by hand, streams running across a
+ * step's end), each is cut to end just before the next one by start begins, and that is
+ * said once: a kernel then counts in one step only, and the work of all the steps together
+ * stays that of one pass over the trace, not steps x kernels. Sorted once, swept once. */
+static void clip_overlaps(Window *w, int n, int gpu_side, TraceStats *s) {
+    int *order = xmalloc(sizeof(int) * (size_t)(n + 1)), cut = 0;
+    for (int i = 0; i < n; i++) order[i] = i;
+    g_windows = w;
+    qsort(order, n, sizeof(int), gpu_side ? by_gpu_start : by_host_start);
+    Window first = {0}, next = {0};
+    for (int j = 0; j + 1 < n; j++) {
+        Window *a = &w[order[j]];
+        const Window *b = &w[order[j + 1]];
+        uint64_t *a0 = gpu_side ? &a->g0 : &a->h0, *a1 = gpu_side ? &a->g1 : &a->h1, b0 = gpu_side ? b->g0 : b->h0;
+        if (*a1 < b0) continue;
+        if (!cut++) first = *a, next = *b;
+        if (b0 > 0) *a1 = b0 - 1;
+        else *a0 = 1, *a1 = 0;   /* both begin at 0: this one holds nothing */
+    }
+    if (cut)
+        warn(s, "%d of the %d steps' %s windows overlap the next one (the first: ProfilerStep#%ld, ts %.3f to %.3f us, "
+                "and ProfilerStep#%ld from ts %.3f us): each window now ends where the next begins, so a record "
+                "counts in one step only; one profiling session's steps never overlap", cut, n,
+             gpu_side ? "GPU-side" : "CPU-side", first.number, (gpu_side ? first.g0 : first.h0) / 1e3,
+             (gpu_side ? first.g1 : first.h1) / 1e3, next.number, (gpu_side ? next.g0 : next.h0) / 1e3);
+    free(order);
 }
 
 TraceStats trace_stats(const TraceJson *tj) {
@@ -155,22 +225,25 @@ TraceStats trace_stats(const TraceJson *tj) {
         if (t->nvtx[i].name && !strcmp(t->nvtx[i].name, "aten::linear")) { s.linear_from = "aten::linear"; break; }
 
     CallStart *calls = xmalloc(sizeof(CallStart) * (size_t)(t->napi + 1));
-    for (int i = 0; i < t->napi; i++) calls[i] = (CallStart){t->api[i].corr, t->api[i].start};
+    for (int i = 0; i < t->napi; i++) calls[i] = (CallStart){t->api[i].corr, i};
     qsort(calls, t->napi, sizeof(CallStart), by_corr);
     NameSums names = {0};
     int on_gpu = 0;
+    Window *w = xmalloc(sizeof(Window) * (size_t)s.nsteps);
     for (int i = 0; i < tj->nsteps; i++) {
         const TraceStep *p = &tj->steps[i];
-        uint64_t g0 = p->has_gpu ? p->gpu0 : p->cpu0, g1 = p->has_gpu ? p->gpu1 : p->cpu1;
-        uint64_t h0 = p->has_cpu ? p->cpu0 : p->gpu0, h1 = p->has_cpu ? p->cpu1 : p->gpu1;
+        w[i] = (Window){p->has_gpu ? p->gpu0 : p->cpu0, p->has_gpu ? p->gpu1 : p->cpu1,
+                        p->has_cpu ? p->cpu0 : p->gpu0, p->has_cpu ? p->cpu1 : p->gpu1, p->number};
         on_gpu += p->has_gpu;
-        s.step[i].number = p->number;
-        one_window(t, calls, g0, g1, h0, h1, s.linear_from, &s.step[i], &names);
     }
-    if (!tj->nsteps) {
-        s.step[0].number = -1;
-        one_window(t, calls, 0, UINT64_MAX, 0, UINT64_MAX, s.linear_from, &s.step[0], &names);
+    if (!tj->nsteps) w[0] = (Window){0, UINT64_MAX, 0, UINT64_MAX, -1};
+    clip_overlaps(w, s.nsteps, 1, &s);
+    clip_overlaps(w, s.nsteps, 0, &s);
+    for (int i = 0; i < s.nsteps; i++) {
+        s.step[i].number = w[i].number;
+        one_window(t, calls, w[i].g0, w[i].g1, w[i].h0, w[i].h1, s.linear_from, &s.step[i], &names);
     }
+    free(w);
     s.windows = !tj->nsteps ? "whole_trace" : on_gpu == tj->nsteps ? "gpu_user_annotation"
               : on_gpu == 0 ? "user_annotation" : "mixed";
 
