@@ -21,9 +21,15 @@
  * Definitions in full: common/measure/trace_steps.h. --rows also writes them to results/rows.tsv
  * (day "trace", keys trace_*), and day12's report shows them beside the kit's values.
  *
- * Bad input (not JSON, cut short, an event without ts/dur/correlation, no kernels) is one
- * "error:" sentence naming the file and event, exit 1. Event kinds not used here (flows,
- * metadata, memcpy, python_function, ...) are skipped and counted on the events= line. */
+ * A value the trace cannot give is not measured, never 0: "-" with the reason on its median
+ * line (host_bound=- (not measured: no cuda_runtime/cuda_driver launch call ...)), and "-"
+ * in rows.tsv, which day12 shows as not measured. What looks wrong but leaves numbers
+ * (overlapping step windows, absurd times) is one "warning:" line on stderr, naming it.
+ *
+ * Bad input (not JSON, cut short, an event without ts/dur/correlation, no kernels, no kernel
+ * inside any ProfilerStep) is one "error:" sentence naming the file and event, exit 1. Event
+ * kinds not used here (flows, metadata, memcpy, python_function, ...) are skipped and
+ * counted on the events= line. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -77,8 +83,12 @@ static void write_rows(const char *path, const TraceStats *s) {
     snprintf(note, sizeof note, "%s, median of %d %s", base, s->nsteps,
              strcmp(s->windows, "whole_trace") ? "ProfilerSteps" : "window (no ProfilerStep marks)");
     rows_write("trace", "trace_steps", NAN, s->nsteps, "count", note);
-    for (size_t i = 0; i < sizeof ROWS / sizeof ROWS[0]; i++)
-        rows_write("trace", ROWS[i].key, NAN, s->median[ROWS[i].stat] * ROWS[i].scale, ROWS[i].unit, note);
+    for (size_t i = 0; i < sizeof ROWS / sizeof ROWS[0]; i++) {
+        char why[512];   /* a value not measured is "-", rows.tsv's none, and its note says why */
+        const char *reason = s->why[ROWS[i].stat];
+        if (reason) snprintf(why, sizeof why, "%s; not measured: %s", note, reason);
+        rows_write("trace", ROWS[i].key, NAN, s->median[ROWS[i].stat] * ROWS[i].scale, ROWS[i].unit, reason ? why : note);
+    }
     for (int i = 0; i < s->ntop; i++) {
         char key[32];
         snprintf(key, sizeof key, "trace_top%d_share", i + 1);
@@ -114,7 +124,8 @@ int main(int argc, char **argv) {
     }
     printf("\n");
 
-    TraceStats s = trace_stats(&tj);
+    TraceStats s;
+    if (trace_stats(&tj, &s, err, sizeof err)) die("%s: %s", path, err);
     for (int i = 0; i < s.nwarnings; i++) fprintf(stderr, "warning: %s\n", s.warning[i]);
     if (s.warnings_left_out) fprintf(stderr, "warning: %d more like these\n", s.warnings_left_out);
     printf("steps=%d windows=%s linear_from=%s\n", s.nsteps, s.windows, s.linear_from);
@@ -127,6 +138,7 @@ int main(int argc, char **argv) {
     printf("# the median over %d %s:\n", s.nsteps, s.nsteps == 1 ? "window" : "steps");
     for (int k = 0; k < TS_COUNT; k++) {
         value("", trace_stat_key(k), s.median[k]);
+        if (s.why[k]) printf(" (not measured: %s)", s.why[k]);
         printf("\n");
     }
     for (int i = 0; i < s.ntop; i++) {

@@ -6,6 +6,7 @@
 #include <string.h>
 #include "measure/profile_table.h"
 #include "measure/stats.h"
+#include "measure/trace.h"
 #include "measure/trace_steps.h"
 #include "report/rows.h"
 #include "util.h"
@@ -131,34 +132,70 @@ static int count_named(const Trace *v, const char *a, const char *b) {
     return n;
 }
 
+/* What the steps hold, over all of them: why a median is "-" (not measured). */
+typedef struct { int launch_calls, with_gaps, with_joined_gaps, with_a_call, with_two_calls, with_span, empty; } Facts;
+
 static void one_window(const Trace *t, const CallStart *calls, uint64_t g0, uint64_t g1, uint64_t h0, uint64_t h1,
-                       const char *linear_from, StepStats *st, NameSums *names) {
+                       const char *linear_from, StepStats *st, NameSums *names, Facts *f) {
     TApi *copied;
     Trace v = view(t, calls, g0, g1, h0, h1, &copied);
     TraceWindow w = trace_window_host(&v, g0, g1, h0, h1, 1);
     double *x = st->v;
+    int host = f->launch_calls > 0, kernels = w.kernels > 0;
+    /* Not measured is NAN ("-"), never 0: a window without kernels has no span, kernel time
+     * or gaps; a trace without launch calls has no launches, and its gaps' host-bound share
+     * is unknown, as it is when no gap's kernel joins a launch call. */
     x[TS_KERNELS] = w.kernels;
-    x[TS_LAUNCHES] = w.launch_calls_per_step;
+    x[TS_LAUNCHES] = host ? w.launch_calls_per_step : NAN;
     x[TS_LINEAR] = !strcmp(linear_from, "gemm_kernels") ? w.gemms_per_step
                  : !strcmp(linear_from, "aten::linear") ? count_named(&v, "aten::linear", NULL)
                  : count_named(&v, "aten::mm", "aten::addmm");
     x[TS_BUSY] = w.busy_ratio;
-    x[TS_SPAN_US] = w.span_ns / 1e3;
-    x[TS_GPU_US] = w.busy_ns / 1e3;
-    x[TS_GAPS] = w.n_gaps;
+    x[TS_SPAN_US] = kernels ? w.span_ns / 1e3 : NAN;
+    x[TS_GPU_US] = kernels ? w.busy_ns / 1e3 : NAN;
+    x[TS_GAPS] = kernels ? w.n_gaps : NAN;
     x[TS_GAP_MEDIAN_US] = w.gap.median / 1e3;
     x[TS_GAP_P90_US] = w.gap.p90 / 1e3;
-    x[TS_HOST_BOUND] = w.n_gaps ? w.host_wait_share : NAN;
-    x[TS_HOST_BOUND_GAPS] = w.n_gaps ? w.host_bound_share : NAN;
+    x[TS_HOST_BOUND] = w.n_gaps_joined ? w.host_wait_share : NAN;
+    x[TS_HOST_BOUND_GAPS] = w.n_gaps_joined ? w.host_bound_share : NAN;
     x[TS_CPU_PER_LAUNCH_US] = w.launch_interval_ns.median / 1e3;
     x[TS_LAUNCH_CALL_US] = w.launch_api_ns.median / 1e3;
     double beyond_call = x[TS_CPU_PER_LAUNCH_US] - x[TS_LAUNCH_CALL_US];
     x[TS_DISPATCH_US] = isnan(beyond_call) ? NAN : beyond_call > 0 ? beyond_call : 0;
+    f->with_gaps += w.n_gaps > 0;
+    f->with_joined_gaps += w.n_gaps_joined > 0;
+    f->with_a_call += w.launch_api_ns.n > 0;
+    f->with_two_calls += w.launch_interval_ns.n > 0;
+    f->with_span += w.span_ns > 0;
+    f->empty += !kernels;
     ProfRow *rows = profile_rows(&v, &w, g0, g1, NULL);
     add_names(names, &w, rows);
     free(rows);
     trace_window_free(&w);
     free(copied);
+}
+
+/* Why the median of stat k is not measured (NAN in every step), in words. */
+static const char *why_not(TraceStat k, const Facts *f) {
+    static const char no_calls[] = "no cuda_runtime/cuda_driver launch call (cudaLaunchKernel, cuLaunchKernel, ...) in "
+                                   "the trace: no kernel joins the call that launched it";
+    static const char no_gaps[] = "no step has a gap between its kernels: the GPU never waited";
+    switch (k) {
+    case TS_LAUNCHES: case TS_CPU_PER_LAUNCH_US: case TS_LAUNCH_CALL_US: case TS_DISPATCH_US:
+    case TS_HOST_BOUND: case TS_HOST_BOUND_GAPS:
+        if (!f->launch_calls) return no_calls;
+        if (k == TS_HOST_BOUND || k == TS_HOST_BOUND_GAPS)
+            return !f->with_gaps ? no_gaps
+                 : "no gap's kernel has its launch call in the trace (args.correlation matches none of the "
+                   "cuda_runtime/cuda_driver events)";
+        if (!f->with_a_call) return "no step has a launch call inside its CPU-side window";
+        if (k != TS_LAUNCH_CALL_US && !f->with_two_calls) return "no step has two launch calls inside its CPU-side window";
+        break;
+    case TS_GAP_MEDIAN_US: case TS_GAP_P90_US: return no_gaps;
+    case TS_BUSY: if (!f->with_span) return "every step's kernels take no time (their dur is 0)"; break;
+    default: break;
+    }
+    return "not defined in any step";
 }
 
 /* ---- the windows ------------------------------------------------------------------------ */
@@ -216,16 +253,21 @@ static void clip_overlaps(Window *w, int n, int gpu_side, TraceStats *s) {
     free(order);
 }
 
-TraceStats trace_stats(const TraceJson *tj) {
+int trace_stats(const TraceJson *tj, TraceStats *out, char *err, size_t cap) {
     const Trace *t = &tj->t;
     TraceStats s = {.nsteps = tj->nsteps ? tj->nsteps : 1};
+    if (cap) err[0] = 0;
     s.step = xcalloc((size_t)s.nsteps, sizeof(StepStats));
     s.linear_from = !tj->cpu_ops ? "gemm_kernels" : "aten::mm+aten::addmm";
     for (int i = 0; i < t->nnvtx && tj->cpu_ops; i++)
         if (t->nvtx[i].name && !strcmp(t->nvtx[i].name, "aten::linear")) { s.linear_from = "aten::linear"; break; }
 
+    Facts f = {0};
     CallStart *calls = xmalloc(sizeof(CallStart) * (size_t)(t->napi + 1));
-    for (int i = 0; i < t->napi; i++) calls[i] = (CallStart){t->api[i].corr, i};
+    for (int i = 0; i < t->napi; i++) {
+        calls[i] = (CallStart){t->api[i].corr, i};
+        f.launch_calls += trace_is_launch_call(t->api[i].name);
+    }
     qsort(calls, t->napi, sizeof(CallStart), by_corr);
     NameSums names = {0};
     int on_gpu = 0;
@@ -237,15 +279,44 @@ TraceStats trace_stats(const TraceJson *tj) {
         on_gpu += p->has_gpu;
     }
     if (!tj->nsteps) w[0] = (Window){0, UINT64_MAX, 0, UINT64_MAX, -1};
+    s.windows = !tj->nsteps ? "whole_trace" : on_gpu == tj->nsteps ? "gpu_user_annotation"
+              : on_gpu == 0 ? "user_annotation" : "mixed";
+    Window all = w[0];   /* the steps' extent on the side that holds kernels, before any cut */
+    for (int i = 1; i < s.nsteps; i++) {
+        if (w[i].g0 < all.g0) all.g0 = w[i].g0;
+        if (w[i].g1 > all.g1) all.g1 = w[i].g1;
+    }
     clip_overlaps(w, s.nsteps, 1, &s);
     clip_overlaps(w, s.nsteps, 0, &s);
     for (int i = 0; i < s.nsteps; i++) {
         s.step[i].number = w[i].number;
-        one_window(t, calls, w[i].g0, w[i].g1, w[i].h0, w[i].h1, s.linear_from, &s.step[i], &names);
+        one_window(t, calls, w[i].g0, w[i].g1, w[i].h0, w[i].h1, s.linear_from, &s.step[i], &names, &f);
     }
+    free(calls);
     free(w);
-    s.windows = !tj->nsteps ? "whole_trace" : on_gpu == tj->nsteps ? "gpu_user_annotation"
-              : on_gpu == 0 ? "user_annotation" : "mixed";
+
+    if (f.empty == s.nsteps) {   /* (the whole trace holds every kernel: only steps can miss them all) */
+        uint64_t last = 0;
+        for (int i = 0; i < t->nk; i++)
+            if (t->k[i].end > last) last = t->k[i].end;
+        snprintf(err, cap, "no kernel starts inside any of the %d ProfilerStep windows (ProfilerStep#%ld to #%ld, %s "
+                           "side, ts %.3f to %.3f us), while the trace's %d kernel%s run from ts %.3f to %.3f us: "
+                           "prof.step() is likely misplaced (call it once per profiled decode step, inside the loop, "
+                           "after the step's work), or the steps' windows hold no kernels",
+                 s.nsteps, tj->steps[0].number, tj->steps[tj->nsteps - 1].number,
+                 on_gpu == tj->nsteps ? "GPU" : on_gpu ? "GPU or CPU" : "CPU", all.g0 / 1e3, all.g1 / 1e3, t->nk, t->nk == 1 ? "" : "s",
+                 t->k[0].start / 1e3, last / 1e3);
+        free(names.v);
+        trace_stats_free(&s);
+        *out = s;
+        return -1;
+    }
+    for (int i = 0; i < s.nsteps; i++)
+        if (s.step[i].v[TS_KERNELS] == 0)
+            warn(&s, "ProfilerStep#%ld's window (ts %.3f to %.3f us) holds no kernel: its kernel values are - and "
+                     "its kernels=0 counts in the median; prof.step() may be misplaced", s.step[i].number,
+                 tj->steps[i].has_gpu ? tj->steps[i].gpu0 / 1e3 : tj->steps[i].cpu0 / 1e3,
+                 tj->steps[i].has_gpu ? tj->steps[i].gpu1 / 1e3 : tj->steps[i].cpu1 / 1e3);
 
     double *v = xmalloc(sizeof(double) * (size_t)s.nsteps);
     for (int k = 0; k < TS_COUNT; k++) {
@@ -253,12 +324,13 @@ TraceStats trace_stats(const TraceJson *tj) {
         for (int i = 0; i < s.nsteps; i++)
             if (!isnan(s.step[i].v[k])) v[n++] = s.step[i].v[k];
         s.median[k] = median_of(v, n);
+        s.why[k] = isnan(s.median[k]) ? why_not((TraceStat)k, &f) : NULL;
     }
     free(v);
     top_kernels(&names, &s);
     free(names.v);
-    free(calls);
-    return s;
+    *out = s;
+    return 0;
 }
 
 void trace_stats_free(TraceStats *s) {

@@ -79,6 +79,21 @@ else
   ok "day12: the top kernel's name in the trace column" "echo \"\$sec\" | grep -q 'nvjet_sm90_hsh_64x8_64x16_4x1_v_bz_TNT. → linear, 27.0%'"
   ok "day12: the suggested --dispatch-us" "echo \"\$sec\" | grep -q -- '--dispatch-us 14'"
   ok "day12: no blank or nan cell in the section" "! echo \"\$sec\" | grep -qiE '\\|  *\\||\\bnan\\b'"
+
+  # ---- 2a. the fixture without its launch calls: those values are not measured, never 0 ------
+  sed -e 's/"cat": "cuda_runtime"/"cat": "cuda_runtime_cut"/' -e 's/"cat": "cuda_driver"/"cat": "cuda_driver_cut"/' \
+    "$fix/trace_hf_eager_b1.json" >"$tmp/noapi.json"
+  mkdir -p "$tmp/res2" && cp tests/data/rows_full.tsv "$tmp/res2/rows.tsv"
+  KIT_RESULTS=$tmp/res2 $bin --rows "$tmp/noapi.json" >"$tmp/noapi.txt" 2>&1; rc=$?
+  ok "no launch calls: exit 0, the kernel values as measured" "[ $rc = 0 ] && grep -qx 'kernels=925' $tmp/noapi.txt && grep -qx 'busy=0.08898' $tmp/noapi.txt"
+  ok "no launch calls: launches, host_bound, host_bound_gaps, the launch times: - with why, none 0" \
+    "[ \$(grep -cE '^(launches|host_bound|host_bound_gaps|cpu_per_launch_us|launch_call_us|dispatch_us)=- \\(not measured: no cuda_runtime/cuda_driver launch call' $tmp/noapi.txt) = 6 ] && ! grep -qE '^(launches|host_bound|host_bound_gaps)=0' $tmp/noapi.txt && ! grep -q 'dispatch-us' $tmp/noapi.txt"
+  ok "no launch calls: rows.tsv holds - for them, the note says why" \
+    "grep -qP '^trace\\ttrace_host_bound\\t-\\t-\\t%\\tnoapi.json, median of 3 ProfilerSteps; not measured: no cuda_runtime' $tmp/res2/rows.tsv && [ \$(grep -cP '^trace\\t[a-z_]+\\t-\\t-\\t' $tmp/res2/rows.tsv) = 6 ]"
+  KIT_RESULTS=$tmp/res2 bin/day12_report >/dev/null 2>&1
+  sec=$(sed -n '/^## Your PyTorch run/,$p' "$tmp/res2/REPORT.md")
+  ok "no launch calls: day12 shows them as not measured (—), not 0" \
+    "echo \"\$sec\" | grep -qE '^\\| Launch calls per step \\| [0-9]+ \\| — \\|' && echo \"\$sec\" | grep -qE '^\\| Host-bound gap time \\(whole gaps\\) \\| [0-9.]+% \\| — \\|' && echo \"\$sec\" | grep -q '^| Kernels per step | [0-9]* | 925 |' && ! echo \"\$sec\" | grep -qE '\\| 0%? \\|\$'"
 fi
 
 # ---- 2b. text from the trace stays inside its key=value ----------------------------------------
@@ -91,6 +106,14 @@ ok "control characters: exit 0, one busy= line, no kind= line ($(grep -c '^busy=
   "[ $rc = 0 ] && [ \$(grep -c '^busy=' $tmp/control.txt) = 1 ] && ! grep -q '^kind=' $tmp/control.txt && ! grep -q \$'\\e' $tmp/control.txt"
 ok "control characters: the name and kind as spaces, quoted" \
   "grep -qF \"top1_name=\\\"k busy=0.99 [2J'q\\\"\" $tmp/control.txt && grep -qF \"skipped_kinds=\\\"odd  kind=1':1\\\"\" $tmp/control.txt"
+
+# ---- 2b'. a trace without launch calls, made here: its gaps' host-bound share is not measured
+printf '{"traceEvents": [%s, %s, %s]}' '{"ph":"X","cat":"gpu_user_annotation","name":"ProfilerStep#2","ts":0,"dur":100}' \
+  '{"ph":"X","cat":"kernel","name":"a","ts":10,"dur":5,"args":{"correlation":1}}' \
+  '{"ph":"X","cat":"kernel","name":"b","ts":30,"dur":5,"args":{"correlation":2}}' >"$tmp/no_calls.json"
+$bin "$tmp/no_calls.json" >"$tmp/no_calls.txt" 2>&1; rc=$?
+ok "a trace without launch calls: exit 0, gaps=1, host_bound=- with why, launches=-" \
+  "[ $rc = 0 ] && grep -qx 'gaps=1' $tmp/no_calls.txt && grep -q '^host_bound=- (not measured: no cuda_runtime/cuda_driver launch call' $tmp/no_calls.txt && grep -q '^launches=- (not measured' $tmp/no_calls.txt"
 
 # ---- 2c. overlapping ProfilerStep windows: sorted once, swept once ------------------------------
 # 2600 steps whose windows all overlap (0.94 MB; the old analysis read every window's kernels
@@ -121,6 +144,7 @@ bad no_comma "{\"traceEvents\": [$K $K]}"
 S1='{"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","ts":100,"dur":100}'
 S2='{"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","ts":10000,"dur":100}'
 bad two_sessions "{\"traceEvents\": [$S1, $K, $S2, {\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"ts\":10010,\"dur\":5,\"args\":{\"correlation\":2}}]}"
+bad outside_steps "{\"traceEvents\": [$S1, {\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"ts\":500,\"dur\":5,\"args\":{\"correlation\":1}}]}"
 bad brace_for_key "{ {\"traceEvents\": [$K]}"
 bad after_the_end "{\"traceEvents\": [$K]} {"
 bad wrong_closer "{\"x\": [1}, \"traceEvents\": [$K]}"
@@ -168,6 +192,7 @@ both unmatched "unmatched '}'" "$tmp/unmatched.json"
 both doc_not_json "JSON around traceEvents is not valid|tru}" "$tmp/doc_not_json.json"
 both no_comma "where ',' or ']' belongs" "$tmp/no_comma.json"
 both two_sessions "ProfilerStep#1 has two separate CPU-side ranges, traceEvents[0] at ts 100.000 us and traceEvents[2] at ts 10000.000 us|two profiling sessions in one file" "$tmp/two_sessions.json"
+both outside_steps "no kernel starts inside any of the 1 ProfilerStep windows (ProfilerStep#1 to #1, CPU side, ts 100.000 to 200.000 us), while the trace's 1 kernel run from ts 500.000 to 505.000 us|prof.step() is likely misplaced" "$tmp/outside_steps.json"
 both brace_for_key "'{' at byte 2, where a key (a string in quotes) or the object's '}' belongs" "$tmp/brace_for_key.json"
 both after_the_end "'{' at byte 97 comes after the JSON document ended" "$tmp/after_the_end.json"
 both wrong_closer "'}' at byte 8 closes a '['" "$tmp/wrong_closer.json"

@@ -7,11 +7,12 @@
  *   2: that .gz cut short by one byte or more (its first two, gzip's magic, stay).
  * An input that is itself gzip data (it starts 1f 8b: tests/fuzz/regress/torch_trace/ has
  * one) reaches zlib's damaged-data paths through way 0.
- * Invariants: a refused trace says why; a complete file gives the same records or the same
- * sentence as memory (the file's prefixed with its path); a cut .gz is refused as cut short
- * (or on a bound, which the reader checks first); an accepted trace has at least one window,
- * and every busy ratio and host-bound share it computes lies in [0, 1]. The reader reports
- * bad input in its err string and never dies. */
+ * Invariants: a refused trace says why (the analysis refuses only a trace whose steps hold
+ * no kernel), and so does each median not measured; a complete file gives the same records
+ * or the same sentence as memory (the file's prefixed with its path); a cut .gz is refused
+ * as cut short (or on a bound, which the reader checks first); an accepted trace has at
+ * least one window, and every busy ratio and host-bound share it computes lies in [0, 1].
+ * The reader reports bad input in its err string and never dies. */
 #include <math.h>
 #include <string.h>
 #include <zlib.h>
@@ -26,8 +27,16 @@ typedef struct { int rc; char err[512]; int nk, napi, nnvtx, nsteps; long events
 typedef struct { const uint8_t *data; size_t n; const char *path; size_t piece; int analyse; Outcome *out; } Input;
 
 static void analyse(const TraceJson *tj) {
-    TraceStats s = trace_stats(tj);
+    TraceStats s;
+    char err[512] = "";
+    if (trace_stats(tj, &s, err, sizeof err)) {
+        FUZZ_ASSERT(*err && tj->nsteps > 0 && !s.step, "the analysis refused a trace without a reason, or without steps");
+        return;
+    }
     FUZZ_ASSERT(s.nsteps >= 1, "%d windows", s.nsteps);
+    for (int k = 0; k < TS_COUNT; k++)
+        FUZZ_ASSERT(!isnan(s.median[k]) == !s.why[k], "median %s: %g, why %s", trace_stat_key(k), s.median[k],
+                    s.why[k] ? s.why[k] : "none");
     for (int i = 0; i < s.nsteps; i++)
         FUZZ_ASSERT(unit(s.step[i].v[TS_BUSY]) && unit(s.step[i].v[TS_HOST_BOUND]) && unit(s.step[i].v[TS_HOST_BOUND_GAPS]),
                     "step %d: busy %g, host-bound %g / %g", i, s.step[i].v[TS_BUSY], s.step[i].v[TS_HOST_BOUND],
