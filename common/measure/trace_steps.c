@@ -135,11 +135,47 @@ static int count_named(const Trace *v, const char *a, const char *b) {
 /* What the steps hold, over all of them: why a median is "-" (not measured). */
 typedef struct { int launch_calls, with_gaps, with_joined_gaps, with_a_call, with_two_calls, with_span, empty; } Facts;
 
+static void warn(TraceStats *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Times no GPU run has: a kernel longer than its whole step, a step or a span of kernels
+ * over a minute (a decode step takes milliseconds). Kineto writes ts 0 and dur 0 for
+ * records it lost, and a ts of 0 beside real ones stretches a window to weeks. The numbers
+ * are still reported: a warning names the event, once per window and kind. */
+#define MINUTE_NS 60e9
+static void absurd_times(const Trace *v, uint64_t g0, uint64_t g1, long number, const TraceWindow *w, TraceStats *s) {
+    char step[48];
+    if (number >= 0) snprintf(step, sizeof step, "ProfilerStep#%ld", number);
+    else snprintf(step, sizeof step, "the trace");   /* no steps: one window, of no length of its own */
+    double window = number < 0 ? INFINITY : g1 >= g0 ? (double)(g1 - g0) : 0;
+    if (number >= 0 && window > MINUTE_NS)
+        warn(s, "%s's window lasts %.1f s (ts %.3f to %.3f us), over a minute for one decode step: its times are likely "
+                "wrong", step, window / 1e9, g0 / 1e3, g1 / 1e3);
+    int longest = -1, last = -1;
+    for (int i = 0; i < v->nk; i++) {
+        const TKernel *k = &v->k[i];
+        if (longest < 0 || k->end - k->start > v->k[longest].end - v->k[longest].start) longest = i;
+        if (last < 0 || k->end > v->k[last].end) last = i;
+    }
+    if (longest >= 0 && (double)(v->k[longest].end - v->k[longest].start) > window) {
+        const TKernel *k = &v->k[longest];
+        warn(s, "kernel \"%.80s\" at ts %.3f us lasts %.3f us, longer than its step %s (%.3f us): its times are likely "
+                "wrong, and it makes up %.1f%% of the step's kernel time", k->name ? k->name : "?", k->start / 1e3,
+             (k->end - k->start) / 1e3, step, window / 1e3, 100.0 * (k->end - k->start) / w->gpu_ns);
+    }
+    if (w->span_ns > MINUTE_NS) {
+        const TKernel *a = &v->k[0], *b = &v->k[last];
+        warn(s, "%s's kernels span %.1f s, from kernel \"%.60s\" at ts %.3f us to kernel \"%.60s\" ending at ts %.3f us, "
+                "over a minute: a kernel's ts or dur is likely wrong (Kineto writes ts 0 and dur 0 for kernels it lost)",
+             step, w->span_ns / 1e9, a->name ? a->name : "?", a->start / 1e3, b->name ? b->name : "?", b->end / 1e3);
+    }
+}
+
 static void one_window(const Trace *t, const CallStart *calls, uint64_t g0, uint64_t g1, uint64_t h0, uint64_t h1,
-                       const char *linear_from, StepStats *st, NameSums *names, Facts *f) {
+                       long number, const char *linear_from, StepStats *st, NameSums *names, Facts *f, TraceStats *s) {
     TApi *copied;
     Trace v = view(t, calls, g0, g1, h0, h1, &copied);
     TraceWindow w = trace_window_host(&v, g0, g1, h0, h1, 1);
+    absurd_times(&v, g0, g1, number, &w, s);
     double *x = st->v;
     int host = f->launch_calls > 0, kernels = w.kernels > 0;
     /* Not measured is NAN ("-"), never 0: a window without kernels has no span, kernel time
@@ -213,7 +249,6 @@ static int by_host_start(const void *a, const void *b) {
     return x->h0 != y->h0 ? (x->h0 < y->h0 ? -1 : 1) : *(const int *)a - *(const int *)b;
 }
 
-static void warn(TraceStats *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void warn(TraceStats *s, const char *fmt, ...) {
     int max = (int)(sizeof s->warning / sizeof s->warning[0]);
     if (s->nwarnings == max) { s->warnings_left_out++; return; }
@@ -290,7 +325,7 @@ int trace_stats(const TraceJson *tj, TraceStats *out, char *err, size_t cap) {
     clip_overlaps(w, s.nsteps, 0, &s);
     for (int i = 0; i < s.nsteps; i++) {
         s.step[i].number = w[i].number;
-        one_window(t, calls, w[i].g0, w[i].g1, w[i].h0, w[i].h1, s.linear_from, &s.step[i], &names, &f);
+        one_window(t, calls, w[i].g0, w[i].g1, w[i].h0, w[i].h1, w[i].number, s.linear_from, &s.step[i], &names, &f, &s);
     }
     free(calls);
     free(w);

@@ -129,6 +129,25 @@ ok "overlapping windows: 2600 steps in $ms ms (under 2 s), exit $rc" "[ $rc = 0 
 ok "overlapping windows: one warning per side, naming the first pair" \
   "[ \$(grep -c \"^warning: 2599 of the 2600 steps' [GC]PU-side windows overlap the next one (the first: ProfilerStep#0, ts 100.000 to\" $tmp/overlap.txt) = 2 ]"
 
+# ---- 2d. absurd times: a warning naming the event, the numbers still reported ------------------
+# A 3 s kernel in a 1 ms step; a step of two minutes; Kineto's ts=0 dur=0 kernel beside real
+# ones, with no steps: a 61-day span.
+G='{"ph":"X","cat":"gpu_user_annotation","name":"ProfilerStep#1","ts":1000,"dur":1000}'
+printf '{"traceEvents": [%s, %s, %s]}' "$G" '{"ph":"X","cat":"kernel","name":"long_one","ts":1010,"dur":3000000,"args":{"correlation":1}}' \
+  '{"ph":"X","cat":"kernel","name":"short_one","ts":1500,"dur":5,"args":{"correlation":2}}' >"$tmp/long_kernel.json"
+printf '{"traceEvents": [%s, %s]}' '{"ph":"X","cat":"gpu_user_annotation","name":"ProfilerStep#4","ts":1000,"dur":120000000}' \
+  '{"ph":"X","cat":"kernel","name":"k","ts":1010,"dur":5,"args":{"correlation":1}}' >"$tmp/long_step.json"
+printf '{"traceEvents": [%s, %s]}' '{"ph":"X","cat":"kernel","name":"lost","ts":0,"dur":0,"args":{"correlation":1}}' \
+  '{"ph":"X","cat":"kernel","name":"real","ts":5273662947019.227,"dur":5,"args":{"correlation":2}}' >"$tmp/ts_zero.json"
+warned() {   # warned NAME WANT FILE: exit 0, the numbers printed, one warning line holding WANT on stderr
+  $bin "$3" >"$tmp/w.out" 2>"$tmp/w.err"; local rc=$?
+  ok "absurd times, $1: exit $rc, warned: $(head -1 "$tmp/w.err")" \
+    "[ $rc = 0 ] && grep -q '^busy=' $tmp/w.out && [ \$(grep -c . $tmp/w.err) = 1 ] && grep -qF -- \"warning: $2\" $tmp/w.err"
+}
+warned long_kernel 'kernel \"long_one\" at ts 1010.000 us lasts 3000000.000 us, longer than its step ProfilerStep#1 (1000.000 us)' "$tmp/long_kernel.json"
+warned long_step "ProfilerStep#4's window lasts 120.0 s (ts 1000.000 to 120001000.000 us), over a minute" "$tmp/long_step.json"
+warned ts_zero "the trace's kernels span 5273662.9 s, from kernel \\\"lost\\\" at ts 0.000 us to kernel \\\"real\\\" ending" "$tmp/ts_zero.json"
+
 # ---- 3. bad input: one sentence, exit 1 ----------------------------------------------------
 K='{"ph":"X","cat":"kernel","name":"k","ts":10,"dur":5,"args":{"correlation":1}}'
 bad() { printf '%s' "$2" >"$tmp/$1.json"; }
