@@ -133,7 +133,7 @@ static int count_named(const Trace *v, const char *a, const char *b) {
 }
 
 /* What the steps hold, over all of them: why a median is "-" (not measured). */
-typedef struct { int launch_calls, with_gaps, with_joined_gaps, with_a_call, with_two_calls, with_span, empty; } Facts;
+typedef struct { int launch_calls, with_gaps, with_a_call, with_two_calls, with_span, empty; } Facts;
 
 static void warn(TraceStats *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -199,7 +199,6 @@ static void one_window(const Trace *t, const CallStart *calls, uint64_t g0, uint
     double beyond_call = x[TS_CPU_PER_LAUNCH_US] - x[TS_LAUNCH_CALL_US];
     x[TS_DISPATCH_US] = isnan(beyond_call) ? NAN : beyond_call > 0 ? beyond_call : 0;
     f->with_gaps += w.n_gaps > 0;
-    f->with_joined_gaps += w.n_gaps_joined > 0;
     f->with_a_call += w.launch_api_ns.n > 0;
     f->with_two_calls += w.launch_interval_ns.n > 0;
     f->with_span += w.span_ns > 0;
@@ -346,7 +345,7 @@ int trace_stats(const TraceJson *tj, TraceStats *out, char *err, size_t cap) {
         *out = s;
         return -1;
     }
-    for (int i = 0; i < s.nsteps; i++)
+    for (int i = 0; i < tj->nsteps; i++)
         if (s.step[i].v[TS_KERNELS] == 0)
             warn(&s, "ProfilerStep#%ld's window (ts %.3f to %.3f us) holds no kernel: its kernel values are - and "
                      "its kernels=0 counts in the median; prof.step() may be misplaced", s.step[i].number,

@@ -3,12 +3,16 @@
 # analysis in its expected.txt: counts exactly, ratios and shares within 0.5 percentage
 # points, gap times within 0.5 us, span and kernel time within expected.txt's 4 digits; the
 # same gzipped; (2) --rows writes day "trace" rows once, and day12 shows them beside the
-# kit's values; (3) bad input through bin/trace_stats and the AddressSanitizer build of the
-# reader ($BUILD/asan/trace_check): exit 1 and exactly one "error:" sentence naming the file
-# and what is wrong, never a crash; (4) the ASan sweep: every prefix and many one-byte
-# changes of a small trace parse or fail with a sentence; (5) without the fixtures, the
-# checks that need them are skipped and counted as skipped (KIT_REQUIRE_FIXTURES=1, as in
-# CI: failed), and nothing else fails: this script runs itself once more without them.
+# kit's values; (2a, 2c) values the trace cannot give (no launch calls) are "-" with why,
+# in rows.tsv too, and day12 shows them as not measured; (2b) control characters in names
+# stay inside their key=value; (2d) overlapping step windows are read in one sweep; (2e)
+# absurd times are warned of; (3) bad input through bin/trace_stats and the AddressSanitizer
+# build of the reader ($BUILD/asan/trace_check): exit 1 and exactly one "error:" sentence
+# naming the file and what is wrong, never a crash; (3b) memory stays bounded whatever one
+# value holds; (4) the ASan sweep: every prefix and many one-byte changes of a small trace
+# parse or fail with a sentence; (5) without the fixtures, the checks that need them are
+# skipped and counted as skipped (KIT_REQUIRE_FIXTURES=1, as in CI: failed), and nothing
+# else fails: this script runs itself once more without them.
 self=$(cd "$(dirname "$0")" && pwd)/$(basename "$0")
 cd "$(dirname "$0")/../.."
 SHARED=${SHARED:-../shared} BUILD=${BUILD:-build}
@@ -107,7 +111,7 @@ ok "control characters: exit 0, one busy= line, no kind= line ($(grep -c '^busy=
 ok "control characters: the name and kind as spaces, quoted" \
   "grep -qF \"top1_name=\\\"k busy=0.99 [2J'q\\\"\" $tmp/control.txt && grep -qF \"skipped_kinds=\\\"odd  kind=1':1\\\"\" $tmp/control.txt"
 
-# ---- 2b'. a trace without launch calls, made here: its gaps' host-bound share is not measured
+# ---- 2c. a trace without launch calls, made here: its gaps' host-bound share is not measured
 printf '{"traceEvents": [%s, %s, %s]}' '{"ph":"X","cat":"gpu_user_annotation","name":"ProfilerStep#2","ts":0,"dur":100}' \
   '{"ph":"X","cat":"kernel","name":"a","ts":10,"dur":5,"args":{"correlation":1}}' \
   '{"ph":"X","cat":"kernel","name":"b","ts":30,"dur":5,"args":{"correlation":2}}' >"$tmp/no_calls.json"
@@ -115,7 +119,7 @@ $bin "$tmp/no_calls.json" >"$tmp/no_calls.txt" 2>&1; rc=$?
 ok "a trace without launch calls: exit 0, gaps=1, host_bound=- with why, launches=-" \
   "[ $rc = 0 ] && grep -qx 'gaps=1' $tmp/no_calls.txt && grep -q '^host_bound=- (not measured: no cuda_runtime/cuda_driver launch call' $tmp/no_calls.txt && grep -q '^launches=- (not measured' $tmp/no_calls.txt"
 
-# ---- 2c. overlapping ProfilerStep windows: sorted once, swept once ------------------------------
+# ---- 2d. overlapping ProfilerStep windows: sorted once, swept once ------------------------------
 # 2600 steps whose windows all overlap (0.94 MB; the old analysis read every window's kernels
 # again for each step: 8 s here). Each window is cut where the next begins, said once per side.
 awk -v n=2600 'BEGIN { printf "{\"traceEvents\": [\n"; for (i = 0; i < n; i++) {
@@ -129,7 +133,7 @@ ok "overlapping windows: 2600 steps in $ms ms (under 2 s), exit $rc" "[ $rc = 0 
 ok "overlapping windows: one warning per side, naming the first pair" \
   "[ \$(grep -c \"^warning: 2599 of the 2600 steps' [GC]PU-side windows overlap the next one (the first: ProfilerStep#0, ts 100.000 to\" $tmp/overlap.txt) = 2 ]"
 
-# ---- 2d. absurd times: a warning naming the event, the numbers still reported ------------------
+# ---- 2e. absurd times: a warning naming the event, the numbers still reported ------------------
 # A 3 s kernel in a 1 ms step; a step of two minutes; Kineto's ts=0 dur=0 kernel beside real
 # ones, with no steps: a 61-day span.
 G='{"ph":"X","cat":"gpu_user_annotation","name":"ProfilerStep#1","ts":1000,"dur":1000}'
