@@ -21,9 +21,15 @@
  * Definitions in full: common/measure/trace_steps.h. --rows also writes them to results/rows.tsv
  * (day "trace", keys trace_*), and day12's report shows them beside the kit's values.
  *
- * Bad input (not JSON, cut short, an event without ts/dur/correlation, no kernels) is one
- * "error:" sentence naming the file and event, exit 1. Event kinds not used here (flows,
- * metadata, memcpy, python_function, ...) are skipped and counted on the events= line. */
+ * A value the trace cannot give is not measured, never 0: "-" with the reason on its median
+ * line (host_bound=- (not measured: no cuda_runtime/cuda_driver launch call ...)), and "-"
+ * in rows.tsv, which day12 shows as not measured. What looks wrong but leaves numbers
+ * (overlapping step windows, absurd times) is one "warning:" line on stderr, naming it.
+ *
+ * Bad input (not JSON, cut short, an event without ts/dur/correlation, no kernels, no kernel
+ * inside any ProfilerStep) is one "error:" sentence naming the file and event, exit 1. Event
+ * kinds not used here (flows, metadata, memcpy, python_function, ...) are skipped and
+ * counted on the events= line. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -45,12 +51,19 @@ static void value(const char *sep, const char *key, double v) {
     else printf("%s%s=%.4g", sep, key, v);
 }
 
+/* Text from the trace inside quotes, its own quotes as '. (The reader and trace_stats have
+ * made it one line: rows_one_line.) */
+static void quoted(const char *text) {
+    printf("\"");
+    for (const char *p = text; *p; p++) printf(*p == '"' ? "'" : "%c", *p);
+    printf("\"");
+}
+
 /* A kernel name as one key=value token: quoted when it holds a space or a quote. */
 static void name_value(const char *key, const char *name) {
     if (!strpbrk(name, " \"")) { printf(" %s=%s", key, name); return; }
-    printf(" %s=\"", key);
-    for (const char *p = name; *p; p++) printf(*p == '"' ? "'" : "%c", *p);
-    printf("\"");
+    printf(" %s=", key);
+    quoted(name);
 }
 
 typedef struct { TraceStat stat; const char *key, *unit; double scale; } RowSpec;
@@ -70,8 +83,12 @@ static void write_rows(const char *path, const TraceStats *s) {
     snprintf(note, sizeof note, "%s, median of %d %s", base, s->nsteps,
              strcmp(s->windows, "whole_trace") ? "ProfilerSteps" : "window (no ProfilerStep marks)");
     rows_write("trace", "trace_steps", NAN, s->nsteps, "count", note);
-    for (size_t i = 0; i < sizeof ROWS / sizeof ROWS[0]; i++)
-        rows_write("trace", ROWS[i].key, NAN, s->median[ROWS[i].stat] * ROWS[i].scale, ROWS[i].unit, note);
+    for (size_t i = 0; i < sizeof ROWS / sizeof ROWS[0]; i++) {
+        char why[512];   /* a value not measured is "-", rows.tsv's none, and its note says why */
+        const char *reason = s->why[ROWS[i].stat];
+        if (reason) snprintf(why, sizeof why, "%s; not measured: %s", note, reason);
+        rows_write("trace", ROWS[i].key, NAN, s->median[ROWS[i].stat] * ROWS[i].scale, ROWS[i].unit, reason ? why : note);
+    }
     for (int i = 0; i < s->ntop; i++) {
         char key[32];
         snprintf(key, sizeof key, "trace_top%d_share", i + 1);
@@ -94,13 +111,18 @@ int main(int argc, char **argv) {
     printf("trace=%s events=%ld kernel_events=%d call_events=%d cpu_ops=%ld skipped=%ld", path, tj.events, tj.t.nk,
            tj.t.napi, tj.cpu_ops, tj.skipped);
     if (tj.nskip) {
-        printf(" skipped_kinds=\"");
-        for (int i = 0; i < tj.nskip; i++) printf("%s%s:%ld", i ? " " : "", tj.skip[i].kind, tj.skip[i].n);
-        printf("\"");
+        char kinds[12 * 56] = "";
+        for (int i = 0, n = 0; i < tj.nskip; i++)
+            n += snprintf(kinds + n, sizeof kinds - n, "%s%s:%ld", i ? " " : "", tj.skip[i].kind, tj.skip[i].n);
+        printf(" skipped_kinds=");
+        quoted(kinds);
     }
     printf("\n");
 
-    TraceStats s = trace_stats(&tj);
+    TraceStats s;
+    if (trace_stats(&tj, &s, err, sizeof err)) die("%s: %s", path, err);
+    for (int i = 0; i < s.nwarnings; i++) fprintf(stderr, "warning: %s\n", s.warning[i]);
+    if (s.warnings_left_out) fprintf(stderr, "warning: %d more like these\n", s.warnings_left_out);
     printf("steps=%d windows=%s linear_from=%s\n", s.nsteps, s.windows, s.linear_from);
     for (int i = 0; i < s.nsteps; i++) {
         if (s.step[i].number >= 0) printf("step=%ld", s.step[i].number);
@@ -111,6 +133,7 @@ int main(int argc, char **argv) {
     printf("# the median over %d %s:\n", s.nsteps, s.nsteps == 1 ? "window" : "steps");
     for (int k = 0; k < TS_COUNT; k++) {
         value("", trace_stat_key(k), s.median[k]);
+        if (s.why[k]) printf(" (not measured: %s)", s.why[k]);
         printf("\n");
     }
     for (int i = 0; i < s.ntop; i++) {

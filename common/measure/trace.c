@@ -287,6 +287,7 @@ TraceWindow trace_window_host(const Trace *t, uint64_t t0, uint64_t t1, uint64_t
     for (int g = 0; g < w.n_gaps; g++) {
         const TApi *launch = api_of(t, ix, t->k[s[gap_end[g]].i].corr);
         w.gap_total_ns += w.gaps_ns[g];
+        w.n_gaps_joined += launch != NULL;
         if (gap_is_host_bound(launch, union_end[g])) {
             double before_call = (double)(launch->start - union_end[g]);
             w.host_bound_ns += w.gaps_ns[g];

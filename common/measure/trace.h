@@ -80,6 +80,8 @@ typedef struct {
     Stats gap;                   /* of gaps_ns, in ns */
     double gap_total_ns, host_bound_ns, host_bound_share;   /* whole gaps whose launch call began after the GPU ran dry */
     double host_wait_ns, host_wait_share;   /* of those gaps only the part before the launch call began */
+    int n_gaps_joined;           /* gaps whose closing kernel's launch call is in the trace: 0, and the
+                                  * host-bound shares above are 0 without having been measured */
     Stats launch_api_ns;         /* duration of cudaLaunchKernel* calls */
     Stats launch_interval_ns;    /* from one launch call's start to the next one's: the host's time per launch */
     Stats launch_delay_ns;       /* kernel start - end of its launch call (>= 0) */

@@ -16,6 +16,7 @@
 #include <cjson/cJSON.h>
 #include "parts.h"
 #include "measure/trace_json.h"
+#include "report/rows.h"
 #include "util.h"
 
 #define MAX_US 9.2e15   /* ts and dur in microseconds; as ns they must fit below 2^63 */
@@ -39,26 +40,34 @@ static void put(Buf *b, const char *s, size_t n) {
 /* A cpu_op of a torch trace: its "External id" (a kernel's points at the innermost op that
  * launched it) and, once resolved, the outermost op around it. */
 typedef struct { uint64_t ext, start, end; uint32_t tid; int range, outer; } OpRef;
-typedef struct { long number; int gpu; uint64_t start, end; } StepMark;
+typedef struct { long number; int gpu; uint64_t start, end; long index; } StepMark;   /* index: in traceEvents */
 
 enum { DOC, EVENTS, EVENT };                              /* where the next byte falls */
 enum { WANT_EVENT_OR_END, WANT_EVENT, WANT_COMMA_OR_END };  /* inside the events array */
+/* What the document's next byte outside the events may be: JSON's grammar, one container
+ * at a time (the kinds of the open ones on a stack), so a misplaced byte is found where it
+ * stands. Strings and scalars are only delimited here; cJSON checks their spelling at the
+ * end, on the skeleton. */
+enum { E_VALUE, E_VALUE_OR_CLOSE, E_KEY, E_KEY_OR_CLOSE, E_COLON, E_COMMA_OR_CLOSE, E_END };
 
 typedef struct {
     TraceJson *tj;
     int where, state;
     Buf skel, ev;
+    Buf open;                /* the open containers outside the events, '{' or '[' each */
     int top;                 /* the document's first character, '{' or '[' */
-    int depth, in_str, esc;  /* of the skeleton */
-    int want_key, in_key, key_is_events, value_of_events;
+    int expect, in_str, esc, in_scalar;   /* of the skeleton */
+    int in_key, key_is_events, value_of_events;
     char key[16];
     size_t nkey;
+    size_t doc_end;          /* the byte that closed the document */
     int found;               /* an events array was seen */
     int ev_depth, ev_str, ev_esc;
     size_t pos, ev_pos;      /* bytes read; where the current event began */
     OpRef *ops; int nops, capops;
     StepMark *marks; int nmarks, capmarks;
     char *err; size_t cap; int failed;
+    int too_large;           /* it failed on a bound (trace_json.h), not on the JSON */
 } Reader;
 
 static void fail(Reader *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -69,6 +78,7 @@ static void fail(Reader *r, const char *fmt, ...) {
     va_start(ap, fmt);
     vsnprintf(r->err, r->cap, fmt, ap);
     va_end(ap);
+    if (r->cap) rows_one_line(r->err);   /* a cat or name from the file: the sentence stays one line */
 }
 
 /* Up to 40 characters of text around `at` (where cJSON stopped), on one line. */
@@ -111,6 +121,7 @@ static void count_skip(TraceJson *tj, const char *ph, const char *cat) {
         if (strcmp(tj->skip[i].kind, kind) == 0) { tj->skip[i].n++; return; }
     if (tj->nskip < (int)(sizeof tj->skip / sizeof tj->skip[0])) {
         snprintf(tj->skip[tj->nskip].kind, sizeof tj->skip[0].kind, "%s", kind);
+        rows_one_line(tj->skip[tj->nskip].kind);   /* printed on one key=value line */
         tj->skip[tj->nskip++].n = 1;
     }
 }
@@ -134,14 +145,14 @@ static long step_number(const char *name) {
     return *end || errno ? -1 : n;
 }
 
-static void add_mark(Reader *r, long number, int gpu, uint64_t start, uint64_t end) {
+static void add_mark(Reader *r, long number, int gpu, uint64_t start, uint64_t end, long index) {
     if (r->nmarks == r->capmarks) {
         r->capmarks = r->capmarks ? 2 * r->capmarks : 64;
         StepMark *grown = realloc(r->marks, sizeof(StepMark) * (size_t)r->capmarks);
         if (!grown) die("trace: out of host memory at %d ProfilerStep ranges", r->nmarks);
         r->marks = grown;
     }
-    r->marks[r->nmarks++] = (StepMark){number, gpu, start, end};
+    r->marks[r->nmarks++] = (StepMark){number, gpu, start, end, index};
 }
 
 static void add_op(Reader *r, uint64_t ext, uint64_t start, uint64_t end, uint32_t tid, int range) {
@@ -177,7 +188,12 @@ static void event(Reader *r, const char *text, size_t len) {
                         : (kind == K_KERNEL || kind == K_API) && isnan(corr) ? "\"args\": {\"correlation\": id} (the launch's id)"
                         : NULL;
     if (kind == K_SKIP) count_skip(tj, ph, cat);
-    else if (missing) fail(r, "traceEvents[%ld] (byte %zu, cat \"%s\") has no valid %s", index, r->ev_pos, cat, missing);
+    else if (!missing && strlen(name) > TRACE_JSON_MAX_NAME) {
+        fail(r, "traceEvents[%ld] (byte %zu, cat \"%s\") has a name of %zu bytes, over the %d KiB no kernel or op "
+                "name comes near: the file is damaged, or not a trace", index, r->ev_pos, cat, strlen(name),
+             TRACE_JSON_MAX_NAME >> 10);
+        r->too_large = 1;
+    } else if (missing) fail(r, "traceEvents[%ld] (byte %zu, cat \"%s\") has no valid %s", index, r->ev_pos, cat, missing);
     else {
         uint64_t start = (uint64_t)llround(ts * 1e3), end = start + (uint64_t)llround(dur * 1e3);
         uint32_t tid = (uint32_t)num_or(e, "tid", 0, 4294967295.0, 0);
@@ -198,7 +214,7 @@ static void event(Reader *r, const char *text, size_t len) {
             TApi a = {start, end, (uint32_t)corr, tid, (int)num_or(args, "cbid", 0, 1e9, 0), name};
             trace_add_api(&tj->t, &a);
         } else if (step >= 0) {
-            add_mark(r, step, kind == K_GPU_RANGE, start, end);
+            add_mark(r, step, kind == K_GPU_RANGE, start, end, index);
         } else if (kind != K_GPU_RANGE) {   /* other GPU-side annotations carry nothing used here */
             TRange rg = {start, end, tid, name};
             if (kind == K_OP) {
@@ -213,59 +229,114 @@ static void event(Reader *r, const char *text, size_t len) {
 
 /* ---- the scanner ---------------------------------------------------------------------- */
 
-static void skel_byte(Reader *r, int c) {
+/* The value just ended: a comma or a closer comes next, or, at the top, nothing. */
+static void after_value(Reader *r) {
+    r->expect = r->open.n ? E_COMMA_OR_CLOSE : E_END;
+    if (!r->open.n) r->doc_end = r->pos;
+}
+
+static void open_container(Reader *r, int c) {
     char ch = (char)c;
+    put(&r->skel, &ch, 1);
+    put(&r->open, &ch, 1);
+    r->expect = c == '{' ? E_KEY_OR_CLOSE : E_VALUE_OR_CLOSE;
+}
+
+static void close_container(Reader *r, int c) {
+    char ch = (char)c, opened = r->open.p[r->open.n - 1];
+    if ((c == '}') != (opened == '{')) {
+        fail(r, "'%c' at byte %zu closes a '%c', which wants '%c': not valid JSON", c, r->pos, opened,
+             opened == '{' ? '}' : ']');
+        return;
+    }
+    put(&r->skel, &ch, 1);
+    r->open.n--;
+    after_value(r);
+}
+
+static void skel_byte(Reader *r, int c) {
+    char ch = (char)c, b[8];
     if (r->in_str) {
         put(&r->skel, &ch, 1);
         if (r->esc) r->esc = 0;
         else if (c == '\\') r->esc = 1;
         else if (c == '"') {
             r->in_str = 0;
-            if (r->in_key) r->key_is_events = r->nkey == 11 && memcmp(r->key, "traceEvents", 11) == 0;
-            r->in_key = 0;
+            if (r->in_key) {
+                r->key_is_events = r->nkey == 11 && memcmp(r->key, "traceEvents", 11) == 0;
+                r->in_key = 0;
+                r->expect = E_COLON;
+            } else after_value(r);
         } else if (r->in_key && r->nkey < sizeof r->key) r->key[r->nkey++] = ch;
         return;
+    }
+    if (r->in_scalar) {   /* true, false, null or a number: ends at the first other byte */
+        if (isalnum(c) || c == '-' || c == '+' || c == '.') { put(&r->skel, &ch, 1); return; }
+        r->in_scalar = 0;
+        after_value(r);
     }
     if (isspace(c)) return;
     if (!r->top) {
         if (c != '{' && c != '[') {
-            char b[8];
             fail(r, "it starts with '%s', not with '{' or '[': not a JSON trace", shown(c, b));
             return;
         }
         r->top = c;
     }
-    int open_events = c == '[' && ((r->depth == 0 && r->top == '[') || (r->depth == 1 && r->value_of_events));
-    put(&r->skel, &ch, 1);
-    r->value_of_events = 0;
-    if (open_events) {
-        r->where = EVENTS;
-        r->state = WANT_EVENT_OR_END;
-        r->found = 1;
-        r->depth++;
+    switch (r->expect) {
+    case E_END:
+        if (c == '}' || c == ']') fail(r, "an unmatched '%c' at byte %zu: not valid JSON", c, r->pos);
+        else fail(r, "'%s' at byte %zu comes after the JSON document ended (at byte %zu): not valid JSON",
+                  shown(c, b), r->pos, r->doc_end);
+        return;
+    case E_KEY: case E_KEY_OR_CLOSE:
+        if (c == '"') {
+            put(&r->skel, &ch, 1);
+            r->in_str = r->in_key = 1;
+            r->nkey = 0;
+        } else if (c == '}' && r->expect == E_KEY_OR_CLOSE) close_container(r, c);
+        else fail(r, "'%s' at byte %zu, where a key (a string in quotes)%s belongs: not valid JSON", shown(c, b), r->pos,
+                  r->expect == E_KEY_OR_CLOSE ? " or the object's '}'" : "");
+        return;
+    case E_COLON:
+        if (c != ':') {
+            fail(r, "'%s' at byte %zu, where the ':' after a key belongs: not valid JSON", shown(c, b), r->pos);
+            return;
+        }
+        put(&r->skel, &ch, 1);
+        r->value_of_events = r->open.n == 1 && r->key_is_events;
+        r->key_is_events = 0;
+        r->expect = E_VALUE;
+        return;
+    case E_COMMA_OR_CLOSE: {
+        char opened = r->open.p[r->open.n - 1];
+        if (c == ',') {
+            put(&r->skel, &ch, 1);
+            r->expect = opened == '{' ? E_KEY : E_VALUE;
+        } else if (c == '}' || c == ']') close_container(r, c);
+        else fail(r, "'%s' at byte %zu, where ',' or '%c' belongs: not valid JSON", shown(c, b), r->pos,
+                  opened == '{' ? '}' : ']');
         return;
     }
-    switch (c) {
-    case '"':
-        r->in_str = 1;
-        r->in_key = r->depth == 1 && r->top == '{' && r->want_key;
-        r->nkey = 0;
-        r->want_key = 0;
-        break;
-    case '{': case '[':
-        r->depth++;
-        r->want_key = r->depth == 1;
-        break;
-    case '}': case ']':
-        if (--r->depth < 0) fail(r, "an unmatched '%c' at byte %zu: not valid JSON", c, r->pos);
-        break;
-    case ':':
-        r->value_of_events = r->depth == 1 && r->key_is_events;
-        r->key_is_events = 0;
-        break;
-    case ',':
-        r->want_key = r->depth == 1;
-        break;
+    default: {   /* a value, or (after '[') the array's ']' */
+        int events = c == '[' && (r->value_of_events || (r->open.n == 0 && r->top == '['));
+        r->value_of_events = 0;
+        if (events) {   /* "traceEvents": [ ... ], or the document is the array */
+            open_container(r, c);
+            r->where = EVENTS;
+            r->state = WANT_EVENT_OR_END;
+            r->found = 1;
+        } else if (c == '{' || c == '[') open_container(r, c);
+        else if (c == ']' && r->expect == E_VALUE_OR_CLOSE) close_container(r, c);
+        else if (c == '"') {
+            put(&r->skel, &ch, 1);
+            r->in_str = 1;
+        } else if (c == '-' || isdigit(c) || islower(c)) {
+            put(&r->skel, &ch, 1);
+            r->in_scalar = 1;
+        } else fail(r, "'%s' at byte %zu, where a value belongs: not valid JSON", shown(c, b), r->pos);
+        return;
+    }
     }
 }
 
@@ -280,9 +351,8 @@ static void events_byte(Reader *r, int c) {
     } else if (c == ',' && r->state == WANT_COMMA_OR_END) {
         r->state = WANT_EVENT;
     } else if (c == ']' && r->state != WANT_EVENT) {
-        put(&r->skel, "]", 1);
-        r->depth--;
         r->where = DOC;
+        close_container(r, c);
     } else if (r->state == WANT_COMMA_OR_END) {
         fail(r, "traceEvents: '%s' at byte %zu after event %ld, where ',' or ']' belongs", shown(c, b), r->pos,
              r->tj->events - 1);
@@ -305,6 +375,13 @@ static size_t event_bytes(Reader *r, const char *s, size_t n) {
         else if (c == '{' || c == '[') r->ev_depth++;
         else if ((c == '}' || c == ']') && --r->ev_depth == 0) { i++; break; }
     }
+    if (r->ev.n + i > TRACE_JSON_MAX_EVENT) {   /* its bytes are not kept: memory stays bounded */
+        fail(r, "traceEvents[%ld] (byte %zu) runs past %d MiB without its closing '}': a trace event is a few KB, "
+                "names included, so the file is damaged, or not a trace", r->tj->events, r->ev_pos,
+             TRACE_JSON_MAX_EVENT >> 20);
+        r->too_large = 1;
+        return n;
+    }
     put(&r->ev, s, i);
     if (r->ev_depth == 0) {
         event(r, r->ev.p, r->ev.n);
@@ -326,6 +403,12 @@ static void feed(Reader *r, const char *s, size_t n) {
         int c = (unsigned char)s[i];
         if (r->where == DOC) skel_byte(r, c);
         else events_byte(r, c);
+        if (r->skel.n > TRACE_JSON_MAX_DOC && !r->failed) {
+            fail(r, "the JSON around traceEvents passes %d MiB at byte %zu (whitespace left out): a trace keeps its "
+                    "events in traceEvents and little beside them (deviceProperties, traceName, ...), so the file is "
+                    "damaged, or not a trace", TRACE_JSON_MAX_DOC >> 20, r->pos);
+            r->too_large = 1;
+        }
         if (r->where != EVENT) { i++; r->pos++; }   /* an event's '{' is its own first byte */
     }
 }
@@ -390,21 +473,32 @@ static int range_by_start(const void *a, const void *b) {
 }
 static int mark_by_number(const void *a, const void *b) {
     const StepMark *x = a, *y = b;
-    return (x->number > y->number) - (x->number < y->number);
+    if (x->number != y->number) return x->number < y->number ? -1 : 1;
+    if (x->gpu != y->gpu) return x->gpu - y->gpu;
+    return (x->start > y->start) - (x->start < y->start);
 }
 
-/* ProfilerStep ranges -> steps: one per number, each side the union of its ranges. */
+/* ProfilerStep ranges -> steps: one per number, each side the union of its ranges (Kineto
+ * writes the GPU side once per stream). The CPU side is one range per step, where the
+ * program called prof.step(): a second range of the same number that does not overlap the
+ * first is a second profiling session in the same file, whose steps would merge with the
+ * first's into windows spanning both. That is refused. */
 static void make_steps(Reader *r) {
     TraceJson *tj = r->tj;
     if (r->nmarks > 1) qsort(r->marks, r->nmarks, sizeof(StepMark), mark_by_number);
     tj->steps = xcalloc((size_t)r->nmarks + 1, sizeof(TraceStep));
-    for (int i = 0; i < r->nmarks; i++) {
+    for (int i = 0; i < r->nmarks && !r->failed; i++) {
         const StepMark *m = &r->marks[i];
         if (!tj->nsteps || tj->steps[tj->nsteps - 1].number != m->number)
             tj->steps[tj->nsteps++] = (TraceStep){.number = m->number};
         TraceStep *s = &tj->steps[tj->nsteps - 1];
         uint64_t *a = m->gpu ? &s->gpu0 : &s->cpu0, *b = m->gpu ? &s->gpu1 : &s->cpu1;
         int *has = m->gpu ? &s->has_gpu : &s->has_cpu;
+        if (*has && !m->gpu && m->start > *b)   /* marks come by start: *b is the union's end so far */
+            fail(r, "ProfilerStep#%ld has two separate CPU-side ranges, traceEvents[%ld] at ts %.3f us and "
+                    "traceEvents[%ld] at ts %.3f us: two profiling sessions in one file, whose steps would merge; "
+                    "export each session to its own file (one export_chrome_trace per profiler)",
+                 m->number, r->marks[i - 1].index, r->marks[i - 1].start / 1e3, m->index, m->start / 1e3);
         if (!*has || m->start < *a) *a = m->start;
         if (!*has || m->end > *b) *b = m->end;
         *has = 1;
@@ -417,7 +511,7 @@ static int finish(Reader *r) {
         if (r->where == EVENT) fail(r, "the file ends inside traceEvents[%ld], which began at byte %zu: it is cut short", tj->events, r->ev_pos);
         else if (r->where == EVENTS) fail(r, "the file ends inside traceEvents, after %ld events: it is cut short", tj->events);
         else if (!r->top) fail(r, "the file holds no JSON at all (%s)", r->pos ? "only whitespace" : "it is empty");
-        else if (r->in_str || r->depth > 0) fail(r, "the file ends before its JSON does (at byte %zu): it is cut short", r->pos);
+        else if (r->in_str || r->open.n > 0) fail(r, "the file ends before its JSON does (at byte %zu): it is cut short", r->pos);
     }
     if (!r->failed) {
         cJSON *doc = cJSON_ParseWithLengthOpts(r->skel.p, r->skel.n + 1, NULL, 1);
@@ -437,7 +531,7 @@ static int finish(Reader *r) {
         if (tj->t.napi > 1) qsort(tj->t.api, tj->t.napi, sizeof(TApi), api_by_start);
         if (tj->t.nnvtx > 1) qsort(tj->t.nvtx, tj->t.nnvtx, sizeof(TRange), range_by_start);
     }
-    free(r->skel.p); free(r->ev.p); free(r->ops); free(r->marks);
+    free(r->skel.p); free(r->ev.p); free(r->open.p); free(r->ops); free(r->marks);
     if (r->failed) trace_json_free(tj);
     return r->failed ? -1 : 0;
 }
@@ -454,7 +548,26 @@ int trace_json_parse(const char *bytes, size_t len, TraceJson *tj, char *err, si
     return finish(&r);
 }
 
-int trace_json_read(const char *path, TraceJson *tj, char *err, size_t cap) {
+/* gzip's own word on its data, once the file has been read. Damaged gzip data also
+ * decompresses into bytes that break the JSON, so when the reader stopped on the JSON the
+ * rest of the stream is decompressed too (and dropped): a damaged file is then reported as
+ * what it is, not as the JSON it garbled. */
+static void gzip_verdict(Reader *r, gzFile f, const char *path, char *chunk, size_t piece) {
+    int zerr;
+    if (r->failed && !r->too_large && !gzdirect(f))   /* a bound: say so at once */
+        while (gzread(f, chunk, (unsigned)piece) > 0) {}
+    const char *msg = gzerror(f, &zerr);
+    if (zerr == Z_OK) return;
+    size_t n = strlen(path);   /* zlib's message is "PATH: what" */
+    if (msg && !strncmp(msg, path, n) && !strncmp(msg + n, ": ", 2)) msg += n + 2;
+    r->failed = 0;   /* this sentence, not the JSON's */
+    if (zerr == Z_ERRNO) fail(r, "cannot be read: %s", strerror(errno));
+    else if (zerr == Z_BUF_ERROR) fail(r, "its gzip data ends early: the .gz file is cut short (copy or export it again)");
+    else fail(r, "its gzip data is damaged (zlib: %s): the .gz file changed after it was written (copy or export it "
+                 "again)", msg && *msg ? msg : "data error");
+}
+
+int trace_json_read_pieces(const char *path, size_t piece, TraceJson *tj, char *err, size_t cap) {
     char why[400];
     Reader r = begin(tj, why, sizeof why);
     gzFile f = file_exists(path) ? gzopen(path, "rb") : NULL;
@@ -464,21 +577,22 @@ int trace_json_read(const char *path, TraceJson *tj, char *err, size_t cap) {
                            "export_chrome_trace, or the kit's results/trace_*.json)", path);
         return -1;
     }
+    if (piece < 1) piece = 1;
+    if (piece > 1 << 30) piece = 1 << 30;
     gzbuffer(f, 1 << 20);
-    char *chunk = xmalloc(1 << 20);
+    char *chunk = xmalloc(piece);
     int n;
-    while (!r.failed && (n = gzread(f, chunk, 1 << 20)) > 0) feed(&r, chunk, (size_t)n);
-    int zerr;
-    gzerror(f, &zerr);
-    if (!r.failed && zerr != Z_OK)
-        fail(&r, "cannot be read: %s", zerr == Z_ERRNO ? strerror(errno)
-                                       : zerr == Z_BUF_ERROR ? "its gzip data ends early (the .gz file is cut short)"
-                                       : "its gzip data is damaged");
+    while (!r.failed && (n = gzread(f, chunk, (unsigned)piece)) > 0) feed(&r, chunk, (size_t)n);
+    gzip_verdict(&r, f, path, chunk, piece);
     free(chunk);
     gzclose(f);
     int rc = finish(&r);
     if (rc) snprintf(err, cap, "%s: %s", path, why);
     return rc;
+}
+
+int trace_json_read(const char *path, TraceJson *tj, char *err, size_t cap) {
+    return trace_json_read_pieces(path, 1 << 20, tj, err, cap);
 }
 
 void trace_json_free(TraceJson *tj) {

@@ -39,11 +39,24 @@ typedef struct {
     TraceSkip skip[12]; int nskip;   /* the skipped kinds by cat (or ph), first 12 seen */
 } TraceJson;
 
+/* Memory is bounded by what is kept, never by one value: an event longer than
+ * TRACE_JSON_MAX_EVENT bytes (a Kineto event is a few KB), a kept event's name longer than
+ * TRACE_JSON_MAX_NAME, or more than TRACE_JSON_MAX_DOC bytes of JSON around traceEvents
+ * (whitespace left out; Kineto writes a few KB there) is an error naming the event or byte.
+ * Whitespace and events of the skipped kinds cost nothing but the time to read them. */
+#define TRACE_JSON_MAX_EVENT (1 << 20)
+#define TRACE_JSON_MAX_NAME (64 << 10)
+#define TRACE_JSON_MAX_DOC (1 << 20)
+
 /* A document in memory (the fuzz target's entry point). Returns 0, or -1 with one sentence
  * in err and *tj empty. A trace without kernel events is an error: nothing to analyse. */
 int trace_json_parse(const char *bytes, size_t len, TraceJson *tj, char *err, size_t cap);
-/* A file, plain or gzip, read in 1 MiB pieces; the same, the sentence naming the file. */
+/* A file, plain or gzip, read in 1 MiB pieces; the same, the sentence naming the file.
+ * Damaged or cut gzip data is reported as such, even where it garbled the JSON first. */
 int trace_json_read(const char *path, TraceJson *tj, char *err, size_t cap);
+/* The same in pieces of `piece` bytes (1 to 1 GiB): the tests and the fuzz target cut the
+ * document at many places to see that no piece boundary changes the result. */
+int trace_json_read_pieces(const char *path, size_t piece, TraceJson *tj, char *err, size_t cap);
 void trace_json_free(TraceJson *tj);
 
 #ifdef __cplusplus

@@ -2,7 +2,9 @@
  * their median over the steps, with the kit's own window analysis (trace_window_host):
  *   - a step is the GPU-side ProfilerStep#N range (gpu_user_annotation) where there is
  *     one, else the CPU-side one; a kernel belongs to it when it starts inside; the host's
- *     records (launch calls, cpu_ops) come from the CPU-side range. No steps: one window;
+ *     records (launch calls, cpu_ops) come from the CPU-side range. No steps: one window.
+ *     Windows that overlap (never in one profiling session) are cut to end where the next
+ *     begins, with a warning: a record counts in one step only;
  *   - busy = union of kernel intervals / (first kernel start -> last kernel end), gaps
  *     between the merged intervals, p90 as stats.h computes it (numpy's linear);
  *   - host_bound = the part of each gap before its kernel's launch call began (joined by
@@ -40,10 +42,19 @@ typedef struct {
     const char *linear_from;  /* "aten::linear", "aten::mm+aten::addmm", "gemm_kernels" */
     StepStats *step;          /* nsteps (owned) */
     double median[TS_COUNT];  /* over the steps, NANs left out */
+    const char *why[TS_COUNT];  /* for each median that is NAN: why it was not measured */
     TopKernel top[3]; int ntop;
+    /* What looks wrong in the trace but leaves numbers to report (overlapping windows,
+     * absurd times): one line each, naming the step or event; the first 4 kept. */
+    char warning[4][400]; int nwarnings, warnings_left_out;
 } TraceStats;
 
-TraceStats trace_stats(const TraceJson *tj);
+/* Returns 0, or -1 with one sentence in err when no kernel starts inside any step's window
+ * (prof.step() misplaced): nothing measured, *s empty. A value not measured is NAN, never 0:
+ * the launch values and host-bound shares of a trace without launch calls, the host-bound
+ * shares where no gap's kernel joins its launch call, the kernel values of a window without
+ * kernels (warned); the medians' why says why. */
+int trace_stats(const TraceJson *tj, TraceStats *s, char *err, size_t cap);
 void trace_stats_free(TraceStats *s);
 
 #ifdef __cplusplus

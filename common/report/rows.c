@@ -37,11 +37,16 @@ const char *results_mkdir(void) {
     return results_dir();
 }
 
-/* Tabs and newlines would break the table: they become spaces. */
+/* Tabs and newlines would break the table (and any control character a line): they become
+ * spaces. */
+char *rows_one_line(char *s) {
+    for (char *p = s; *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f) *p = ' ';
+    return s;
+}
 static void clean(char *dst, size_t cap, const char *src) {
     snprintf(dst, cap, "%s", src ? src : "");
-    for (char *p = dst; *p; p++)
-        if (*p == '\t' || *p == '\n' || *p == '\r') *p = ' ';
+    rows_one_line(dst);
 }
 
 static void fmt_num(char *dst, size_t cap, double v, const char *fmt) {

@@ -34,6 +34,11 @@ void rows_quiet(int quiet);
 /* A tag added to every row's note from now on (KIT_GPU=t4: "emulated T4 path on ..."). */
 void rows_tag(const char *tag);
 
+/* Every control character of s (tab, newline, escape, ...) becomes a space, in place: the
+ * escaping rows.tsv's notes get, for any text from outside that goes into one line (a kernel
+ * name in a key=value line). Returns s. */
+char *rows_one_line(char *s);
+
 /* Reading back (day12, the answer checker). Non-finite values other than "-" (NAN, none)
  * are kept: a reader shows them as invalid. */
 typedef struct { char day[16], key[64], unit[16], note[256]; double theory, measured; } Row;

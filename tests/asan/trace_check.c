@@ -16,11 +16,13 @@ static long ok, failed;
 static void parse(const char *bytes, size_t len) {
     TraceJson tj;
     char err[512];
+    TraceStats s;
     if (trace_json_parse(bytes, len, &tj, err, sizeof err) == 0) {
-        TraceStats s = trace_stats(&tj);
+        int rc = trace_stats(&tj, &s, err, sizeof err);
+        if (rc && !err[0]) die("trace_stats failed without a sentence on %zu bytes", len);
         trace_stats_free(&s);
         trace_json_free(&tj);
-        ok++;
+        if (rc) failed++; else ok++;
     } else {
         if (!err[0]) die("trace_json_parse failed without a sentence on %zu bytes", len);
         failed++;
@@ -50,7 +52,8 @@ int main(int argc, char **argv) {
     TraceJson tj;
     char err[512];
     if (trace_json_read(argv[1], &tj, err, sizeof err)) die("%s", err);
-    TraceStats s = trace_stats(&tj);
+    TraceStats s;
+    if (trace_stats(&tj, &s, err, sizeof err)) die("%s: %s", argv[1], err);
     printf("trace_check: %s: %d kernels, %d steps, busy %.4g\n", argv[1], tj.t.nk, s.nsteps, s.median[TS_BUSY]);
     trace_stats_free(&s);
     trace_json_free(&tj);

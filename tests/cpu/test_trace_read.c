@@ -71,7 +71,9 @@ static void test_kit_trace(void) {
     CHECK(tj.events == 29 && tj.skipped == 17 && tj.nskip == 3, "skipped: %ld of %ld (6 metadata, 10 flow ends, a memcpy) "
           "in %d kinds", tj.skipped, tj.events, tj.nskip);
 
-    TraceStats s = trace_stats(&tj);
+    TraceStats s;
+    rc = trace_stats(&tj, &s, err, sizeof err);
+    CHECK(rc == 0, "kit trace analysed: %s", rc ? err : "ok");
     const double *v = s.median;
     CHECK(s.nsteps == 1 && !strcmp(s.windows, "whole_trace") && !strcmp(s.linear_from, "gemm_kernels"),
           "no ProfilerStep: one window (%s), linear from the kit's tags (%s)", s.windows, s.linear_from);
@@ -166,7 +168,11 @@ static void check_torch(const TraceJson *tj, const char *what) {
                     "(sdpa around its mul: the outermost op decides, not the kernel name), linear, norm (no op: the name), "
                     "elementwise, other", what);
 
-    TraceStats s = trace_stats(tj);
+    TraceStats s;
+    char err[512];
+    int rc = trace_stats(tj, &s, err, sizeof err);
+    CHECK(rc == 0, "%s: analysed: %s", what, rc ? err : "ok");
+    if (rc) return;
     const double *v = s.step[0].v;
     CHECK(s.nsteps == 2 && !strcmp(s.windows, "mixed") && !strcmp(s.linear_from, "aten::linear"), "%s: %s, %s", what,
           s.windows, s.linear_from);
@@ -221,8 +227,70 @@ static void test_torch_trace(void) {
     CHECK(rc == -1 && strstr(err, "/nonexistent/trace.json: no such file"), "a missing file: %s", err);
 }
 
+/* ---- 3. values the trace cannot give: not measured (NAN, and why), never 0 ------------- */
+
+static void test_not_measured(void) {
+    static const char *doc =
+        "{\"traceEvents\": [{\"ph\":\"X\",\"cat\":\"gpu_user_annotation\",\"name\":\"ProfilerStep#2\",\"ts\":0,\"dur\":100},"
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"a\",\"ts\":10,\"dur\":5,\"args\":{\"correlation\":1}},"
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"b\",\"ts\":30,\"dur\":5,\"args\":{\"correlation\":2}},"
+        "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"ts\":5,\"dur\":1,\"args\":{\"correlation\":99}}]}";
+    TraceJson tj;
+    TraceStats s;
+    char err[512];
+    int rc = trace_json_parse(doc, strlen(doc), &tj, err, sizeof err);
+    CHECK(rc == 0, "a trace whose launch call joins no kernel: %s", rc ? err : "ok");
+    if (rc) return;
+    rc = trace_stats(&tj, &s, err, sizeof err);
+    CHECK(rc == 0 && s.median[TS_GAPS] == 1 && s.median[TS_LAUNCHES] == 1 && isnan(s.median[TS_HOST_BOUND]) &&
+          isnan(s.median[TS_HOST_BOUND_GAPS]) && s.why[TS_HOST_BOUND] &&
+          strstr(s.why[TS_HOST_BOUND], "no gap's kernel has its launch call in the trace") && !s.why[TS_GAPS],
+          "one gap, one launch call, the gap's kernel joins none: host_bound not measured (%g), why: %s",
+          s.median[TS_HOST_BOUND], s.why[TS_HOST_BOUND] ? s.why[TS_HOST_BOUND] : "none");
+    trace_stats_free(&s);
+    trace_json_free(&tj);
+}
+
+/* ---- 4. gzip that went wrong after it was written ------------------------------------ */
+
+/* A trace of n kernels (about 95 bytes each), gzipped at level 0: deflate's stored blocks,
+ * the JSON bytes as they are, so one of them can be changed in the file. */
+static void write_stored_trace(const char *path, int n) {
+    gzFile f = gzopen(path, "wb0");
+    gzputs(f, "{\"traceEvents\": [\n");
+    for (int i = 0; i < n; i++)
+        gzprintf(f, "%s{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k%d\", \"ts\": %d, \"dur\": 5, "
+                    "\"args\": {\"correlation\": %d}}\n", i ? "," : "", i % 7, 10 + 10 * i, i + 1);
+    gzputs(f, "]}\n");
+    CHECK(gzclose(f) == Z_OK, "stored gzip trace written");
+}
+
+static void test_damaged_gzip(void) {
+    char path[] = "/tmp/kit_trace_damaged_XXXXXX", err[512];
+    close(mkstemp(path));
+    write_stored_trace(path, 30000);   /* 2.8 MB: past the reader's first 1 MiB piece */
+    TraceJson tj;
+    int rc = trace_json_read(path, &tj, err, sizeof err);
+    CHECK(rc == 0 && tj.t.nk == 30000, "the stored gzip trace reads: %s", rc ? err : "ok");
+    trace_json_free(&tj);
+    /* one ':' at about 100 KB becomes '#': the JSON breaks there, gzip's check at the end */
+    FILE *f = fopen(path, "r+b");
+    int c = 0;
+    fseek(f, 100000, SEEK_SET);
+    while ((c = fgetc(f)) != EOF && c != ':') {}
+    fseek(f, -1, SEEK_CUR);
+    fputc('#', f);
+    fclose(f);
+    rc = trace_json_read(path, &tj, err, sizeof err);
+    CHECK(rc == -1 && strstr(err, "its gzip data is damaged (zlib: incorrect data check)") && !strstr(err, "JSON"),
+          "a changed byte in a gzip file is gzip damage, not bad JSON: %s", err);
+    unlink(path);
+}
+
 int main(void) {
     test_kit_trace();
     test_torch_trace();
+    test_not_measured();
+    test_damaged_gzip();
     return check_done("test_trace_read");
 }

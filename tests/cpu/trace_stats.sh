@@ -3,10 +3,17 @@
 # analysis in its expected.txt: counts exactly, ratios and shares within 0.5 percentage
 # points, gap times within 0.5 us, span and kernel time within expected.txt's 4 digits; the
 # same gzipped; (2) --rows writes day "trace" rows once, and day12 shows them beside the
-# kit's values; (3) bad input through bin/trace_stats and the AddressSanitizer build of the
-# reader ($BUILD/asan/trace_check): exit 1 and exactly one "error:" sentence naming the file
-# and what is wrong, never a crash; (4) the ASan sweep: every prefix and many one-byte
-# changes of a small trace parse or fail with a sentence.
+# kit's values; (2a, 2c) values the trace cannot give (no launch calls) are "-" with why,
+# in rows.tsv too, and day12 shows them as not measured; (2b) control characters in names
+# stay inside their key=value; (2d) overlapping step windows are read in one sweep; (2e)
+# absurd times are warned of; (3) bad input through bin/trace_stats and the AddressSanitizer
+# build of the reader ($BUILD/asan/trace_check): exit 1 and exactly one "error:" sentence
+# naming the file and what is wrong, never a crash; (3b) memory stays bounded whatever one
+# value holds; (4) the ASan sweep: every prefix and many one-byte changes of a small trace
+# parse or fail with a sentence; (5) without the fixtures, the checks that need them are
+# skipped and counted as skipped (KIT_REQUIRE_FIXTURES=1, as in CI: failed), and nothing
+# else fails: this script runs itself once more without them.
+self=$(cd "$(dirname "$0")" && pwd)/$(basename "$0")
 cd "$(dirname "$0")/../.."
 SHARED=${SHARED:-../shared} BUILD=${BUILD:-build}
 bin=bin/trace_stats asan=$BUILD/asan/trace_check
@@ -16,11 +23,16 @@ trap 'rm -rf "$tmp"' EXIT
 export ASAN_OPTIONS=exitcode=99:detect_leaks=0 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1:exitcode=98
 pass=0 fail=0 skip=0
 ok() { if eval "$2"; then pass=$((pass + 1)); echo "ok   $1"; else fail=$((fail + 1)); echo "FAIL: $1"; fi; }
+# skipped N WHAT: N checks that need the fixture, skipped when it is not there (a kit unpacked
+# without ../shared), failed when the fixtures are required (CI: KIT_REQUIRE_FIXTURES=1)
+skipped() {
+  if [ -n "$KIT_REQUIRE_FIXTURES" ]; then fail=$((fail + $1)); echo "FAIL: $2: no fixture at $fix"
+  else skip=$((skip + $1)); echo "skipped: $2 (no $fix: set SHARED to the course's shared folder)"; fi
+}
 
 # ---- 1. the fixture against expected.txt -------------------------------------------------
-if [ ! -d "$fix" ]; then
-  if [ -n "$KIT_REQUIRE_FIXTURES" ]; then fail=$((fail + 1)); echo "FAIL: no fixture at $fix"
-  else skip=1; echo "skipped: the fixture checks (no $fix: set SHARED to the course's shared folder)"; fi
+if [ ! -f "$fix/trace_hf_eager_b1.json" ]; then
+  skipped 1 "the fixture checks"
 else
   $bin "$fix/trace_hf_eager_b1.json" >"$tmp/out.txt" 2>&1; rc=$?
   ok "the fixture: exit 0" "[ $rc = 0 ]"
@@ -71,7 +83,74 @@ else
   ok "day12: the top kernel's name in the trace column" "echo \"\$sec\" | grep -q 'nvjet_sm90_hsh_64x8_64x16_4x1_v_bz_TNT. → linear, 27.0%'"
   ok "day12: the suggested --dispatch-us" "echo \"\$sec\" | grep -q -- '--dispatch-us 14'"
   ok "day12: no blank or nan cell in the section" "! echo \"\$sec\" | grep -qiE '\\|  *\\||\\bnan\\b'"
+
+  # ---- 2a. the fixture without its launch calls: those values are not measured, never 0 ------
+  sed -e 's/"cat": "cuda_runtime"/"cat": "cuda_runtime_cut"/' -e 's/"cat": "cuda_driver"/"cat": "cuda_driver_cut"/' \
+    "$fix/trace_hf_eager_b1.json" >"$tmp/noapi.json"
+  mkdir -p "$tmp/res2" && cp tests/data/rows_full.tsv "$tmp/res2/rows.tsv"
+  KIT_RESULTS=$tmp/res2 $bin --rows "$tmp/noapi.json" >"$tmp/noapi.txt" 2>&1; rc=$?
+  ok "no launch calls: exit 0, the kernel values as measured" "[ $rc = 0 ] && grep -qx 'kernels=925' $tmp/noapi.txt && grep -qx 'busy=0.08898' $tmp/noapi.txt"
+  ok "no launch calls: launches, host_bound, host_bound_gaps, the launch times: - with why, none 0" \
+    "[ \$(grep -cE '^(launches|host_bound|host_bound_gaps|cpu_per_launch_us|launch_call_us|dispatch_us)=- \\(not measured: no cuda_runtime/cuda_driver launch call' $tmp/noapi.txt) = 6 ] && ! grep -qE '^(launches|host_bound|host_bound_gaps)=0' $tmp/noapi.txt && ! grep -q 'dispatch-us' $tmp/noapi.txt"
+  ok "no launch calls: rows.tsv holds - for them, the note says why" \
+    "grep -qP '^trace\\ttrace_host_bound\\t-\\t-\\t%\\tnoapi.json, median of 3 ProfilerSteps; not measured: no cuda_runtime' $tmp/res2/rows.tsv && [ \$(grep -cP '^trace\\t[a-z_]+\\t-\\t-\\t' $tmp/res2/rows.tsv) = 6 ]"
+  KIT_RESULTS=$tmp/res2 bin/day12_report >/dev/null 2>&1
+  sec=$(sed -n '/^## Your PyTorch run/,$p' "$tmp/res2/REPORT.md")
+  ok "no launch calls: day12 shows them as not measured (—), not 0" \
+    "echo \"\$sec\" | grep -qE '^\\| Launch calls per step \\| [0-9]+ \\| — \\|' && echo \"\$sec\" | grep -qE '^\\| Host-bound gap time \\(whole gaps\\) \\| [0-9.]+% \\| — \\|' && echo \"\$sec\" | grep -q '^| Kernels per step | [0-9]* | 925 |' && ! echo \"\$sec\" | grep -qE '\\| 0%? \\|\$'"
 fi
+
+# ---- 2b. text from the trace stays inside its key=value ----------------------------------------
+# A kernel name and an event kind holding a newline, a carriage return, an escape and a
+# quote: each becomes a space (') as in rows.tsv's notes, so no second busy= line appears.
+printf '%s' '{"traceEvents": [{"ph":"X","cat":"kernel","name":"k\nbusy=0.99\u001b[2J\"q","ts":10,"dur":5,"args":{"correlation":1}},
+  {"ph":"X","cat":"odd\r\nkind=1\"","name":"x","ts":1,"dur":1}]}' >"$tmp/control.json"
+$bin "$tmp/control.json" >"$tmp/control.txt" 2>&1; rc=$?
+ok "control characters: exit 0, one busy= line, no kind= line ($(grep -c '^busy=' "$tmp/control.txt") busy=)" \
+  "[ $rc = 0 ] && [ \$(grep -c '^busy=' $tmp/control.txt) = 1 ] && ! grep -q '^kind=' $tmp/control.txt && ! grep -q \$'\\e' $tmp/control.txt"
+ok "control characters: the name and kind as spaces, quoted" \
+  "grep -qF \"top1_name=\\\"k busy=0.99 [2J'q\\\"\" $tmp/control.txt && grep -qF \"skipped_kinds=\\\"odd  kind=1':1\\\"\" $tmp/control.txt"
+
+# ---- 2c. a trace without launch calls, made here: its gaps' host-bound share is not measured
+printf '{"traceEvents": [%s, %s, %s]}' '{"ph":"X","cat":"gpu_user_annotation","name":"ProfilerStep#2","ts":0,"dur":100}' \
+  '{"ph":"X","cat":"kernel","name":"a","ts":10,"dur":5,"args":{"correlation":1}}' \
+  '{"ph":"X","cat":"kernel","name":"b","ts":30,"dur":5,"args":{"correlation":2}}' >"$tmp/no_calls.json"
+$bin "$tmp/no_calls.json" >"$tmp/no_calls.txt" 2>&1; rc=$?
+ok "a trace without launch calls: exit 0, gaps=1, host_bound=- with why, launches=-" \
+  "[ $rc = 0 ] && grep -qx 'gaps=1' $tmp/no_calls.txt && grep -q '^host_bound=- (not measured: no cuda_runtime/cuda_driver launch call' $tmp/no_calls.txt && grep -q '^launches=- (not measured' $tmp/no_calls.txt"
+
+# ---- 2d. overlapping ProfilerStep windows: sorted once, swept once ------------------------------
+# 2600 steps whose windows all overlap (0.94 MB; the old analysis read every window's kernels
+# again for each step: 8 s here). Each window is cut where the next begins, said once per side.
+awk -v n=2600 'BEGIN { printf "{\"traceEvents\": [\n"; for (i = 0; i < n; i++) {
+  printf "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#%d\",\"ts\":%d,\"dur\":%d},\n", i, 100 + i, 10 * n
+  printf "{\"ph\":\"X\",\"cat\":\"gpu_user_annotation\",\"name\":\"ProfilerStep#%d\",\"ts\":%d,\"dur\":%d},\n", i, 100 + i, 10 * n + 100
+  printf "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"ts\":%d,\"dur\":2,\"args\":{\"correlation\":%d}},\n", 101 + 10 * i, i + 1
+  printf "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k%d\",\"ts\":%d,\"dur\":3,\"args\":{\"correlation\":%d}}%s\n", i % 5, 106 + 10 * i + n, i + 1, i < n - 1 ? "," : "" }
+  printf "]}\n" }' >"$tmp/overlap.json"
+t0=$(date +%s%N); timeout 20 $bin "$tmp/overlap.json" >"$tmp/overlap.txt" 2>&1; rc=$?; ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+ok "overlapping windows: 2600 steps in $ms ms (under 2 s), exit $rc" "[ $rc = 0 ] && [ $ms -lt 2000 ]"
+ok "overlapping windows: one warning per side, naming the first pair" \
+  "[ \$(grep -c \"^warning: 2599 of the 2600 steps' [GC]PU-side windows overlap the next one (the first: ProfilerStep#0, ts 100.000 to\" $tmp/overlap.txt) = 2 ]"
+
+# ---- 2e. absurd times: a warning naming the event, the numbers still reported ------------------
+# A 3 s kernel in a 1 ms step; a step of two minutes; Kineto's ts=0 dur=0 kernel beside real
+# ones, with no steps: a 61-day span.
+G='{"ph":"X","cat":"gpu_user_annotation","name":"ProfilerStep#1","ts":1000,"dur":1000}'
+printf '{"traceEvents": [%s, %s, %s]}' "$G" '{"ph":"X","cat":"kernel","name":"long_one","ts":1010,"dur":3000000,"args":{"correlation":1}}' \
+  '{"ph":"X","cat":"kernel","name":"short_one","ts":1500,"dur":5,"args":{"correlation":2}}' >"$tmp/long_kernel.json"
+printf '{"traceEvents": [%s, %s]}' '{"ph":"X","cat":"gpu_user_annotation","name":"ProfilerStep#4","ts":1000,"dur":120000000}' \
+  '{"ph":"X","cat":"kernel","name":"k","ts":1010,"dur":5,"args":{"correlation":1}}' >"$tmp/long_step.json"
+printf '{"traceEvents": [%s, %s]}' '{"ph":"X","cat":"kernel","name":"lost","ts":0,"dur":0,"args":{"correlation":1}}' \
+  '{"ph":"X","cat":"kernel","name":"real","ts":5273662947019.227,"dur":5,"args":{"correlation":2}}' >"$tmp/ts_zero.json"
+warned() {   # warned NAME WANT FILE: exit 0, the numbers printed, one warning line holding WANT on stderr
+  $bin "$3" >"$tmp/w.out" 2>"$tmp/w.err"; local rc=$?
+  ok "absurd times, $1: exit $rc, warned: $(head -1 "$tmp/w.err")" \
+    "[ $rc = 0 ] && grep -q '^busy=' $tmp/w.out && [ \$(grep -c . $tmp/w.err) = 1 ] && grep -qF -- \"warning: $2\" $tmp/w.err"
+}
+warned long_kernel 'kernel \"long_one\" at ts 1010.000 us lasts 3000000.000 us, longer than its step ProfilerStep#1 (1000.000 us)' "$tmp/long_kernel.json"
+warned long_step "ProfilerStep#4's window lasts 120.0 s (ts 1000.000 to 120001000.000 us), over a minute" "$tmp/long_step.json"
+warned ts_zero "the trace's kernels span 5273662.9 s, from kernel \\\"lost\\\" at ts 0.000 us to kernel \\\"real\\\" ending" "$tmp/ts_zero.json"
 
 # ---- 3. bad input: one sentence, exit 1 ----------------------------------------------------
 K='{"ph":"X","cat":"kernel","name":"k","ts":10,"dur":5,"args":{"correlation":1}}'
@@ -85,6 +164,14 @@ bad event_not_json '{"traceEvents": [{"ph":"X","cat":"kernel",}]}'
 bad unmatched "{\"traceEvents\": [$K] }}"
 bad doc_not_json "{\"traceEvents\": [$K], \"x\": tru}"
 bad no_comma "{\"traceEvents\": [$K $K]}"
+S1='{"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","ts":100,"dur":100}'
+S2='{"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","ts":10000,"dur":100}'
+bad two_sessions "{\"traceEvents\": [$S1, $K, $S2, {\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"ts\":10010,\"dur\":5,\"args\":{\"correlation\":2}}]}"
+bad outside_steps "{\"traceEvents\": [$S1, {\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"ts\":500,\"dur\":5,\"args\":{\"correlation\":1}}]}"
+bad brace_for_key "{ {\"traceEvents\": [$K]}"
+bad after_the_end "{\"traceEvents\": [$K]} {"
+bad wrong_closer "{\"x\": [1}, \"traceEvents\": [$K]}"
+bad split_literal "{\"x\": tr ue, \"traceEvents\": [$K]}"
 bad not_an_object '{"traceEvents": [1]}'
 bad trailing_comma "{\"traceEvents\": [$K,]}"
 bad no_trace_events '{"events": []}'
@@ -99,7 +186,8 @@ bad no_name '{"traceEvents": [{"ph":"X","cat":"kernel","ts":5,"dur":5,"args":{"c
 bad deep_event "{\"traceEvents\": [{\"args\": $(printf '[%.0s' {1..3000})$(printf ']%.0s' {1..3000})}]}"
 bad deep_doc "{\"x\": $(printf '[%.0s' {1..3000})$(printf ']%.0s' {1..3000}), \"traceEvents\": [$K]}"
 printf '{"traceEvents": [{"ph":"X","cat":"kernel","name":"k\0","ts":5,"dur":5,"args":{"correlation":1}} \0]}' >"$tmp/nul_byte.json"
-head -c 200000 "$fix/trace_hf_eager_b1.json" 2>/dev/null | gzip >"$tmp/cut_fixture.json.gz" || printf '{"traceEvents": [' | gzip >"$tmp/cut_fixture.json.gz"
+# a real trace cut inside an event, gzipped: past the first of the reader's 1 MiB pieces
+[ -f "$fix/trace_hf_eager_b1.json" ] && head -c 2000000 "$fix/trace_hf_eager_b1.json" | gzip >"$tmp/cut_fixture.json.gz"
 gzip -c "$tmp/not_json.json" | head -c 20 >"$tmp/cut_gzip.json.gz"
 mkdir "$tmp/a_folder.json"
 
@@ -126,6 +214,12 @@ both event_not_json "traceEvents[0] (byte 17) is not valid JSON" "$tmp/event_not
 both unmatched "unmatched '}'" "$tmp/unmatched.json"
 both doc_not_json "JSON around traceEvents is not valid|tru}" "$tmp/doc_not_json.json"
 both no_comma "where ',' or ']' belongs" "$tmp/no_comma.json"
+both two_sessions "ProfilerStep#1 has two separate CPU-side ranges, traceEvents[0] at ts 100.000 us and traceEvents[2] at ts 10000.000 us|two profiling sessions in one file" "$tmp/two_sessions.json"
+both outside_steps "no kernel starts inside any of the 1 ProfilerStep windows (ProfilerStep#1 to #1, CPU side, ts 100.000 to 200.000 us), while the trace's 1 kernel run from ts 500.000 to 505.000 us|prof.step() is likely misplaced" "$tmp/outside_steps.json"
+both brace_for_key "'{' at byte 2, where a key (a string in quotes) or the object's '}' belongs" "$tmp/brace_for_key.json"
+both after_the_end "'{' at byte 97 comes after the JSON document ended" "$tmp/after_the_end.json"
+both wrong_closer "'}' at byte 8 closes a '['" "$tmp/wrong_closer.json"
+both split_literal "'u' at byte 9, where ',' or '}' belongs" "$tmp/split_literal.json"
 both not_an_object "traceEvents[0] (byte 17) is not an event object" "$tmp/not_an_object.json"
 both trailing_comma "traceEvents[1]|is not an event object but starts with ']'" "$tmp/trailing_comma.json"
 both no_trace_events 'no "traceEvents" array' "$tmp/no_trace_events.json"
@@ -140,13 +234,60 @@ both no_name 'has no valid "name"' "$tmp/no_name.json"
 both deep_event "traceEvents[0] (byte 17) is not valid JSON" "$tmp/deep_event.json"
 both deep_doc "JSON around traceEvents is not valid" "$tmp/deep_doc.json"
 both nul_byte "'\\x00' at byte 95" "$tmp/nul_byte.json"
-both cut_fixture_gz "cut short" "$tmp/cut_fixture.json.gz"
+if [ -f "$tmp/cut_fixture.json.gz" ]; then both cut_fixture_gz "cut short" "$tmp/cut_fixture.json.gz"
+else skipped 2 "cut_fixture_gz, the fixture cut short"; fi
 both cut_gzip "gzip data ends early" "$tmp/cut_gzip.json.gz"
 both missing_file "no such file" "$tmp/absent.json"
 both a_folder "not a regular file" "$tmp/a_folder.json"
 expect no_argument "no trace given" $bin
 expect unknown_option "unknown option --bogus" $bin --bogus "$tmp/empty.json"
 expect two_files "one trace at a time" $bin "$tmp/empty.json" "$tmp/not_json.json"
+
+# ---- 3b. memory: bounded by what is kept, never by one value ---------------------------------
+# Each under a 128 MiB address-space limit (ulimit -v; the fixture reads in about 8 MB of
+# memory): a 1 MB .gz holding one 1 GiB string fails at once naming its event; a value of
+# 2 MB beside the events and a 70 KB name fail the same way; 32 MiB of whitespace and 8 MiB
+# of skipped events read in a few MB. Peak RSS from /usr/bin/time where it is installed.
+if [ -n "$KIT_TRACE_STATS_INNER" ]; then echo "(the memory checks: in the outer run)"; else
+head -c 1048576 /dev/zero | tr '\0' a | gzip -c >"$tmp/a1.gz"       # gzip members concatenate:
+for i in $(seq 32); do cat "$tmp/a1.gz"; done >"$tmp/a32.gz"        # 1 KB of .gz per MiB of 'a'
+{ printf '{"traceEvents": [{"ph": "X", "cat": "kernel", "name": "' | gzip -c
+  for i in $(seq 32); do cat "$tmp/a32.gz"; done
+  printf '"}]}' | gzip -c; } >"$tmp/huge_string.json.gz"
+{ printf '{"x": "'; head -c 2000000 /dev/zero | tr '\0' a; printf '", "traceEvents": [%s]}' "$K"; } >"$tmp/huge_doc_value.json"
+{ printf '{"traceEvents": [{"ph":"X","cat":"kernel","name":"'; head -c 70000 /dev/zero | tr '\0' a
+  printf '","ts":1,"dur":1,"args":{"correlation":1}}]}'; } >"$tmp/huge_name.json"
+{ printf '{"traceEvents": [%s,' "$K"; head -c 33554432 /dev/zero | tr '\0' ' '; printf '%s]}' "$K"; } | gzip -1 >"$tmp/spaces.json.gz"
+{ printf '{"traceEvents": [%s' "$K"; F='{"ph": "s", "id": 9, "pid": 1, "tid": 1, "ts": 115, "cat": "ac2g", "name": "ac2g"}'
+  yes ",$F" | head -c 8388608 | grep -v '[^}]$'; printf ']}'; } | gzip -1 >"$tmp/skipped.json.gz"
+mem() {   # mem NAME WANT FILE: exit 1 with WANT in its one error line (WANT empty: exit 0), under the limit
+  local name=$1 want=$2 file=$3 why="" rss=- t0 secs
+  t0=$(date +%s%N)
+  if [ -x /usr/bin/time ]; then ( ulimit -v 131072; exec /usr/bin/time -f %M -o "$tmp/rss" $bin "$file" ) >/dev/null 2>"$tmp/stderr"
+  else ( ulimit -v 131072; exec $bin "$file" ) >/dev/null 2>"$tmp/stderr"; fi
+  local rc=$?
+  secs=$(( ($(date +%s%N) - t0) / 1000000000 ))
+  [ -x /usr/bin/time ] && rss=$(tail -1 "$tmp/rss") && sed -i '/^Command exited/d' "$tmp/stderr"
+  if [ -z "$want" ]; then [ "$rc" = 0 ] || why="exit code $rc, want 0"
+  else
+    [ "$rc" = 1 ] || why="exit code $rc, want 1"
+    [ -z "$why" ] && [ "$(grep -c '^error: ' "$tmp/stderr")" != 1 ] && why="want exactly one 'error:' line"
+    [ -z "$why" ] && ! grep -qF -- "$want" "$tmp/stderr" && why="the error does not say '$want'"
+  fi
+  [ -z "$why" ] && [ "$rss" != - ] && [ "$rss" -gt 32768 ] && why="peak RSS $rss KB, over 32 MB"
+  [ -z "$why" ] && [ "$secs" -gt 20 ] && why="$secs s, over 20 s"
+  if [ -z "$why" ]; then pass=$((pass + 1)); echo "ok   memory $name: peak RSS ${rss} KB, ${secs} s: $(head -1 "$tmp/stderr")"
+  else fail=$((fail + 1)); echo "FAIL memory $name: $why"; head -3 "$tmp/stderr" | sed 's/^/       /'; fi
+}
+mem huge_string "traceEvents[0] (byte 17) runs past 1 MiB without its closing '}'" "$tmp/huge_string.json.gz"
+mem huge_doc_value "the JSON around traceEvents passes 1 MiB at byte 1048577" "$tmp/huge_doc_value.json"
+mem huge_name 'traceEvents[0] (byte 17, cat "kernel") has a name of 70000 bytes' "$tmp/huge_name.json"
+mem whitespace "" "$tmp/spaces.json.gz"
+mem skipped_events "" "$tmp/skipped.json.gz"
+[ -f "$fix/trace_hf_eager_b1.json" ] && mem the_fixture "" "$fix/trace_hf_eager_b1.json"
+both huge_doc_value "passes 1 MiB" "$tmp/huge_doc_value.json"
+both huge_name "has a name of 70000 bytes" "$tmp/huge_name.json"
+fi
 
 # ---- 4. the sweep under ASan --------------------------------------------------------------
 printf '%s\n' '{"traceEvents": [' \
@@ -157,11 +298,26 @@ printf '%s\n' '{"traceEvents": [' \
   '{"ph": "X", "cat": "kernel", "name": "k\"}]", "pid": 0, "tid": 7, "ts": 150, "dur": 20, "args": {"correlation": 9, "External id": 1}},' \
   '{"ph": "s", "id": 9, "pid": 1, "tid": 1, "ts": 115, "cat": "ac2g", "name": "ac2g"}' \
   '], "traceName": "sweep"}' >"$tmp/small.json"
-if [ -x "$asan" ]; then
+if [ -n "$KIT_TRACE_STATS_INNER" ]; then
+  echo "(the sweep: in the outer run)"
+elif [ -x "$asan" ]; then
   "$asan" --sweep "$tmp/small.json" >"$tmp/sweep.txt" 2>&1; rc=$?
   ok "ASan sweep: $(head -1 "$tmp/sweep.txt")" "[ $rc = 0 ] && grep -q 'parsed, .* failed with a sentence' $tmp/sweep.txt && ! grep -qE 'Sanitizer|runtime error' $tmp/sweep.txt"
 else
   ok "ASan sweep: $asan is missing" false
+fi
+
+# ---- 5. without the fixtures --------------------------------------------------------------
+# The script again (without its sweep) with SHARED pointing nowhere: the checks that need the
+# fixture say skipped, and none fails; with KIT_REQUIRE_FIXTURES=1 they fail.
+if [ -z "$KIT_TRACE_STATS_INNER" ]; then
+  inner() { SHARED=$tmp/no-shared KIT_TRACE_STATS_INNER=1 KIT_REQUIRE_FIXTURES=$1 "$self" >"$tmp/inner$1.txt" 2>&1; }
+  # (its count line is quoted without the words tests/run.sh adds up: "75 ok / 0 FAIL / 3 skip")
+  counts() { tail -1 "$1" | sed -E 's/.* ([0-9]+) passed, ([0-9]+) failed, ([0-9]+) skipped$/\1 ok \/ \2 FAIL \/ \3 skip/; s/.* ([0-9]+) passed, ([0-9]+) failed$/\1 ok \/ \2 FAIL/'; }
+  inner ""; rc=$?
+  ok "without the fixtures: $(counts "$tmp/inner.txt")" "[ $rc = 0 ] && tail -1 $tmp/inner.txt | grep -qE ' 0 failed, [1-9][0-9]* skipped\$'"
+  inner 1; rc=$?
+  ok "without the fixtures, KIT_REQUIRE_FIXTURES=1: $(counts "$tmp/inner1.txt")" "[ $rc != 0 ] && tail -1 $tmp/inner1.txt | grep -qE ' [1-9][0-9]* failed\$'"
 fi
 
 if [ "$skip" = 0 ]; then echo "trace_stats: $pass passed, $fail failed"
