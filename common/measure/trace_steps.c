@@ -1,4 +1,4 @@
-/* trace_stats: per-step numbers of a Chrome trace and their medians (trace_steps.h). */
+/* trace_steps: per-step numbers of a Chrome trace and their medians (trace_steps.h). */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,4 +1,4 @@
-/* trace_stats: the lesson's numbers of a trace read by trace_json, per ProfilerStep and
+/* trace_steps: the lesson's numbers of a trace read by trace_json, per ProfilerStep and
  * their median over the steps, with the kit's own window analysis (trace_window_host):
  *   - a step is the GPU-side ProfilerStep#N range (gpu_user_annotation) where there is
  *     one, else the CPU-side one; a kernel belongs to it when it starts inside; the host's
@@ -17,8 +17,8 @@
  *   - cpu_per_launch_us = from one launch call's start to the next one's: the host's time
  *     per launched kernel; dispatch_us = that minus the launch call itself: what
  *     --dispatch-us must add in front of the kit's own launch call to emulate the run. */
-#ifndef KIT_TRACE_STATS_H
-#define KIT_TRACE_STATS_H
+#ifndef KIT_TRACE_STEPS_H
+#define KIT_TRACE_STEPS_H
 #include "measure/trace_json.h"
 #ifdef __cplusplus
 extern "C" {
