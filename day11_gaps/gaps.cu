@@ -71,8 +71,8 @@
  *                        H200 -2.3 to -3.9 us, overhead-bound with no dispatcher at all,
  *                        measured 0; T4 10-15 us
  *   persistent_b1_d0     beyond the week, H200 (three runs): 1 kernel, 0 gaps a step, busy
- *                        98.2-99.1% against graph's 95.1-96.0% (113 kernels, 1 gap), yet TPOT
- *                        1.14-1.15 ms against graph's 0.86-0.87: a full GPU lane is not a fast
+ *                        98.2-99.1% against graph's 93.2-96.5% (113 kernels, 1 gap), yet TPOT
+ *                        1.14-1.15 ms against graph's 0.84-0.87: a full GPU lane is not a fast
  *                        step. T4 and the T4 switch: "persistent=not run (...)", the reason
  * It proves acceptance question 5 (gaps mean the GPU waits for the CPU; the two cures are
  * fewer launches - CUDA graphs, fusion - and more work per launch - batch) and self-tests
