@@ -9,13 +9,13 @@ cd "$(dirname "$0")/.."
 export SHARED=${SHARED:-../shared}
 export BUILD=${BUILD:-build}
 pass=0; fail=0; skip=0
-for t in $BUILD/tests/$suite/* tests/$suite/*.sh; do
+for t in "$BUILD"/tests/"$suite"/* tests/"$suite"/*.sh; do
   case "$t" in *.log) continue;; esac
   [ -e "$t" ] || continue   # an empty folder: the pattern itself
   if [ ! -x "$t" ] || [ -d "$t" ]; then
     fail=$((fail + 1)); printf '%-4s %-34s not executable: chmod +x %s\n' FAIL "$(basename "$t")" "$t"; continue
   fi
-  log=$BUILD/tests/$suite/$(basename "$t").log
+  log="$BUILD/tests/$suite/$(basename "$t").log"
   start=$(date +%s.%N)
   "$t" >"$log" 2>&1; rc=$?
   secs=$(awk "BEGIN{printf \"%.1f\", $(date +%s.%N) - $start}")

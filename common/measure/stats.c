@@ -10,15 +10,20 @@ static int cmp_double(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-/* numpy's default ("linear"): rank p/100 * (n-1), interpolated between neighbours. */
+/* numpy's default ("linear"): rank p/100 * (n-1), interpolated between neighbours. A rank that
+ * lands on a sample, or between equal ones, is that sample; between a number and an infinity it
+ * is the infinity (the median of {5, inf} is not finite), never the NaN that 0 x inf or
+ * inf - inf would make. */
 double percentile(const double *sorted, int n, double p) {
     if (n <= 0) return NAN;
     double rank = p / 100.0 * (n - 1);
     int lo = (int)floor(rank);
     if (lo < 0) return sorted[0];
     if (lo >= n - 1) return sorted[n - 1];
-    double f = rank - lo;
-    return sorted[lo] + f * (sorted[lo + 1] - sorted[lo]);
+    const double f = rank - lo, a = sorted[lo], b = sorted[lo + 1];
+    if (f == 0 || a == b) return a;
+    if (isinf(a) || isinf(b)) return isinf(a) && isinf(b) ? NAN : isinf(a) ? a : b;
+    return a + f * (b - a);
 }
 
 Stats stats_of(const double *x, int n) {

@@ -44,5 +44,18 @@ int main(void) {
     CHECK(near(percentile(sorted, 4, 0), 1) && near(percentile(sorted, 4, 100), 4), "percentile ends");
     CHECK(near(percentile(sorted, 4, 50), 2.5), "percentile 50");
     CHECK(near(percentile(sorted, 4, 25), 1.75), "percentile 25 = %g, want 1.75", percentile(sorted, 4, 25));
+
+    /* infinities (a sample that was not finite): never a NaN where a value is defined */
+    double with_inf[] = {5, 1, INFINITY};
+    s = stats_of(with_inf, 3);
+    CHECK(s.median == 5, "median of {5, 1, inf} = %g, want 5 (it was NaN: 0 x inf)", s.median);
+    CHECK(isinf(s.p90) && s.p90 > 0, "p90 of {1, 5, inf} = %g, want inf", s.p90);
+    double all_inf[] = {INFINITY, INFINITY, INFINITY, INFINITY};
+    s = stats_of(all_inf, 4);
+    CHECK(isinf(s.median) && s.median > 0, "median of four infs = %g, want inf (it was NaN: inf - inf)", s.median);
+    double two[] = {5, INFINITY};
+    CHECK(isinf(median_of(two, 2)), "median of {5, inf} = %g, want inf", median_of(two, 2));
+    double both[] = {-INFINITY, INFINITY};
+    CHECK(isnan(median_of(both, 2)), "median of {-inf, inf} = %g, want NaN (undefined)", median_of(both, 2));
     return check_done("test_stats");
 }
