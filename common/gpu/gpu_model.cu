@@ -33,7 +33,6 @@
 #include "model/model.h"
 #include "model/theory.h"
 
-
 const char *mode_name(Mode m) {
     static const char *n[] = {"eager", "fused", "graph", "graph_eager", "persistent"};
     return m >= 0 && m < MODE_COUNT ? n[m] : "?";

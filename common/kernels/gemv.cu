@@ -178,7 +178,7 @@ static GemvPlan gemv_plan(const GemvArgs &a) {
     } else if (gemv_takes_split(&a)) p.kernel = G_SPLIT;
     else if (p.nt == 1 && !a.stream && (int8 ? GEMV_BULK_INT8 : GEMV_BULK) && a.K * (int8 ? 1 : 2) % 16 == 0 &&
              (long long)a.B * a.K * (int)sizeof(half) <= BULK_X_BYTES && gemv_has_bulk()) {
-        const int stages = (a.K + (int8 ? Bulk<int8_t>::K : Bulk<half>::K) - 1) / (int8 ? Bulk<int8_t>::K : Bulk<half>::K);
+        const int stage_k = int8 ? Bulk<int8_t>::K : Bulk<half>::K, stages = (a.K + stage_k - 1) / stage_k;
         p.kernel = G_BULK;
         p.ring = GEMV_SHORT_RING && stages <= SHORT_RING && (a.N + 15) / 16 <= 2 * gpu_sm_count() ? SHORT_RING : GEMV_STAGES;
     }
