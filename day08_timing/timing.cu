@@ -91,7 +91,7 @@ static double time_step(GpuModel *m, Mode mode, const int *ids, Way way, double 
     CUDA_CHECK(cudaEventCreate(&a));
     CUDA_CHECK(cudaEventCreate(&b));
     for (int i = 0; i < SAMPLES; i++) {
-        gpu_prefill(m, ids, PROMPT, 1, NULL);   /* the tail left in the queue */
+        gpu_prefill(m, MODE_FUSED, ids, PROMPT, 1, NULL);   /* the tail left in the queue */
         double t0, t1;
         float ev = 0;
         switch (way) {
@@ -228,14 +228,14 @@ int main(int argc, char **argv) {
     printf("\n## 1. one decode step, four timers (a %d-token prefill is still queued before each sample)\n", PROMPT);
     double tail[SAMPLES];
     for (int i = 0; i < 3; i++) {
-        gpu_prefill(m, ids, PROMPT, 1, NULL);
+        gpu_prefill(m, MODE_FUSED, ids, PROMPT, 1, NULL);
         gpu_decode_step(m, MODE_EAGER);
         gpu_decode_step(m, MODE_GRAPH);
     }
     for (int i = 0; i < SAMPLES; i++) {
         CUDA_CHECK(cudaDeviceSynchronize());
         double t0 = now_ms();
-        gpu_prefill(m, ids, PROMPT, 1, NULL);
+        gpu_prefill(m, MODE_FUSED, ids, PROMPT, 1, NULL);
         CUDA_CHECK(cudaDeviceSynchronize());
         tail[i] = now_ms() - t0;
     }
@@ -350,7 +350,7 @@ int main(int argc, char **argv) {
      * a reaches the GPU and the wake-up after the sync. */
     printf("\n## 5. CUDA events vs the synced wall clock, around the same call (queue empty before it)\n");
     StepCtx eager = {m, MODE_EAGER}, graph = {m, MODE_GRAPH};
-    gpu_prefill(m, ids, PROMPT, 1, NULL);
+    gpu_prefill(m, MODE_FUSED, ids, PROMPT, 1, NULL);
     double d_eager = events_minus_wall_us(step_fn, &eager, gpu_model_stream(m));
     double d_graph = events_minus_wall_us(step_fn, &graph, gpu_model_stream(m));
     double d_mm = events_minus_wall_us(matmul, &mm, 0);

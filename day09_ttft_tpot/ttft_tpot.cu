@@ -139,7 +139,7 @@ static void events_once(GpuModel *m, const int *ids, Mode mode, double *ttft, do
     for (int i = 0; i <= NEW; i++) CUDA_CHECK(cudaEventCreate(&e[i]));
     CUDA_CHECK(cudaDeviceSynchronize());
     CUDA_CHECK(cudaEventRecord(e[0], s));
-    gpu_prefill(m, ids, PROMPT, 1, NULL);
+    gpu_prefill(m, mode, ids, PROMPT, 1, NULL);
     CUDA_CHECK(cudaEventRecord(e[1], s));
     for (int i = 1; i < NEW; i++) {
         gpu_decode_step(m, mode);
@@ -218,7 +218,7 @@ static const struct { double lo, hi; const char *meaning, *next; } TABLE[] = {
 typedef struct { GpuModel *m; const int *ids; int n; } PrefillCtx;
 static void prefill_fn(void *p) {
     PrefillCtx *c = (PrefillCtx *)p;
-    gpu_prefill(c->m, c->ids, c->n, 1, NULL);
+    gpu_prefill(c->m, MODE_FUSED, c->ids, c->n, 1, NULL);
 }
 
 int main(int argc, char **argv) {

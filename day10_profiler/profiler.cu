@@ -64,6 +64,7 @@
 #include "gpu/gpu_model.h"
 #include "gpu/launch.h"
 #include "measure/profile_table.h"
+#include "model/eager_ops.h"
 #include "model/prompt.h"
 #include "report/rows.h"
 #include "model/theory.h"
@@ -144,11 +145,14 @@ int main(int argc, char **argv) {
     double W = weight_bytes(c), floor_ms = floor_tpot_ms(W, g.bw_gbs);
     printf("mode=%s batch=%d weight_gb=%.3f floor_tpot_ms=%.3f (weights / %.0f GB/s)\n", mode_name(a.mode),
            a.batch, W / 1e9, floor_ms, g.bw_gbs);
+    if (a.mode == MODE_EAGER || a.mode == MODE_GRAPH_EAGER)
+        printf("eager_mirrors=\"%s\" (PyTorch eager's kernels for transformers' Llama, one for one: "
+               "common/model/eager_ops.c)\n", EAGER_MIRRORS);
 
     /* ---- 1. Warm up, then the window: exactly STEPS decode steps, each synchronized ---- */
     int ids[PROMPT];
     prompt_ids(a.model_dir, c, PROMPT, ids);
-    gpu_prefill(m, ids, PROMPT, a.batch, NULL);
+    gpu_prefill(m, a.mode, ids, PROMPT, a.batch, NULL);
     Step st = {m, a.mode};
     g_launch.dispatch_us = a.dispatch_us;
     /* The step as it runs, before any tracer: what the busy ratio divides by (section 6). */

@@ -146,7 +146,7 @@ static void write_gaps(const char *path, const double *gaps_ns, int n) {
  * *host_ms, the median time until the host had launched it all. */
 static double run_steps(Ctx *x, const Result *r, uint64_t *mark, double *host_ms) {
     cudaStream_t s = gpu_model_stream(x->m);
-    gpu_prefill(x->m, x->ids, PROMPT, r->batch, NULL);
+    gpu_prefill(x->m, r->mode, x->ids, PROMPT, r->batch, NULL);
     g_launch.dispatch_us = r->dispatch_us;
     for (int i = 0; i < WARMUP; i++) {
         if (i == WARMUP - 1 && trace_collecting()) {   /* CUPTI's fresh buffer is paid for here */
@@ -267,7 +267,7 @@ static void nvml_row(Ctx *x, const Result *r) {
     char bus[32], why[200], key[64], note[200];
     CUDA_CHECK(cudaDeviceGetPCIBusId(bus, sizeof bus, 0));
     snprintf(key, sizeof key, "nvml_util_%s", r->name);
-    gpu_prefill(x->m, x->ids, PROMPT, r->batch, NULL);
+    gpu_prefill(x->m, r->mode, x->ids, PROMPT, r->batch, NULL);
     g_launch.dispatch_us = r->dispatch_us;
     gpu_decode_step(x->m, r->mode);                       /* capture a graph before sampling */
     CUDA_CHECK(cudaStreamSynchronize(gpu_model_stream(x->m)));
@@ -280,7 +280,7 @@ static void nvml_row(Ctx *x, const Result *r) {
     for (double t0 = now_ms(); now_ms() - t0 < UTIL_MS; steps++) {
         gpu_decode_step(x->m, r->mode);
         CUDA_CHECK(cudaStreamSynchronize(gpu_model_stream(x->m)));
-        if ((steps + 1) % 64 == 0) gpu_prefill(x->m, x->ids, PROMPT, r->batch, NULL);   /* stay inside the cache */
+        if ((steps + 1) % 64 == 0) gpu_prefill(x->m, r->mode, x->ids, PROMPT, r->batch, NULL);   /* stay inside the cache */
     }
     double util = nvml_sampler_stop(&n);
     g_launch.dispatch_us = 0;

@@ -45,13 +45,13 @@ static void profile(GpuModel *m, const int *ids, int n, int B, Mode mode, int pr
     const int reps = prefill ? 4 : 16;
     Trace t = {};
     int tok[64];
-    gpu_prefill(m, ids, n, B, NULL);
+    gpu_prefill(m, mode, ids, n, B, NULL);
     gpu_decode_step(m, mode);
     gpu_last_tokens(m, tok);
     if (trace_start(&t) != 0) return;
     uint64_t t0 = trace_now();
     for (int i = 0; i < reps; i++)
-        if (prefill) gpu_prefill(m, ids, n, B, NULL);
+        if (prefill) gpu_prefill(m, mode, ids, n, B, NULL);
         else gpu_decode_step(m, mode);
     gpu_last_tokens(m, tok);
     uint64_t t1 = trace_now();
@@ -87,7 +87,7 @@ static void profile_persistent(GpuModel *m, const int *ids, int n) {
     }
     profile(m, ids, n, 1, MODE_PERSISTENT, 0);
     PersistTrace t = {};
-    gpu_prefill(m, ids, n, 1, NULL);
+    gpu_prefill(m, MODE_PERSISTENT, ids, n, 1, NULL);
     for (int i = 0; i < 2; i++)
         if (!gpu_persistent_trace(m, &t)) die("bench: gpu_persistent_trace refused a batch-1 step that persistent mode runs");
     for (int op = 0; op < PT_COUNT; op++)

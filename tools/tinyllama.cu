@@ -181,7 +181,7 @@ static void run_gpu(const Config *c, const Args *a, const int *ids, int n,
     if (no) die("--mode %s: not run: %s", mode_name((Mode)a->mode), no);
     if (a->dump) {
         float *logits = (float *)xmalloc((size_t)n * c->vocab * sizeof(float));
-        gpu_prefill(m, ids, n, 1, logits);
+        gpu_prefill(m, (Mode)a->mode, ids, n, 1, logits);
         write_logits(a->dump, logits, (size_t)n * c->vocab);
         free(logits);
     }
@@ -226,7 +226,7 @@ static void vs_fp16(const Config *c, const Args *a, const int *ids, int n) {
         GpuModel *m = gpu_model_open(&o);
         if (!k) gpu_generate(m, ids, n, 1, N, MODE_GRAPH, seq + n, NULL, NULL);
         lg[k] = (float *)xmalloc(sizeof(float) * len * c->vocab);
-        gpu_prefill(m, seq, len, 1, lg[k]);
+        gpu_prefill(m, MODE_GRAPH, seq, len, 1, lg[k]);
         gpu_model_free(m);
     }
     int agree = 0;

@@ -5,8 +5,9 @@
  * gpu_persistent.cu.
  *
  * Three ways through one decode step (B rows, row r's next token at position pos[r]):
- *   eager        446 launches for TinyLlama: each PyTorch op of Hugging Face's Llama its own
- *                kernel (step_eager says which), the 155 linear layers through cuBLAS.
+ *   eager        903 launches for TinyLlama: PyTorch eager's kernels for transformers' Llama,
+ *                one for one (gpu_eager.cu; model/eager_ops.c lists them), the 155 linear
+ *                layers through cuBLAS.
  *   fused, B<=8  113 launches: embed, then per layer gemv_qkv_rope_append, attention,
  *                gemv_residual (o), gemv_gate_up_silu, gemv_residual (down), then
  *                gemv_lm_head and argmax (the GEMV reads each weight once for all rows,
@@ -20,7 +21,9 @@
  * graph / graph_eager capture the fused / eager step once per batch size and replay it.
  * int8 weights (Quant, gpu_model.h) keep these launches: fused and graph run the GEMVs on the
  * int8 weights (gemv_*_int8). int8_unfused, and the eager modes and the prefill under either,
- * launch a dequantize_int8 before each linear layer (+89 a fused step, +155 an eager one). */
+ * launch a dequantize_int8 before each linear layer (+89 a fused step, +155 an eager one).
+ * The prefill runs the token path, or, for the eager modes, the eager step's ops on the whole
+ * prompt (as PyTorch's prefill does). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +35,7 @@
 #include "gpu/launch.h"
 #include "model/model.h"
 #include "model/theory.h"
+#include "model/eager_ops.h"
 
 const char *mode_name(Mode m) {
     static const char *n[] = {"eager", "fused", "graph", "graph_eager", "persistent"};
@@ -64,7 +68,7 @@ static const half *fp16_weights(GpuModel *m, int pdl, int layer, const LinearWei
 
 /* y[T][N] (+)= x[T][K] W^T, W [N][K]: nn.Linear through cublasGemmEx, fp16 in, fp32 compute
  * (int8 weights dequantized first: cuBLAS has no int8-weight, fp16-activation GEMM) */
-static void linear(GpuModel *m, Part p, int layer, const char *op, const half *x, int T, int K,
+void linear(GpuModel *m, Part p, int layer, const char *op, const half *x, int T, int K,
                    const LinearWeight *LW, int N, half *y, float beta) {
     const float alpha = 1.f;
     const half *W = fp16_weights(m, 0, layer, LW, N, K);
@@ -80,7 +84,7 @@ static void linear(GpuModel *m, Part p, int layer, const char *op, const half *x
  * row's result does not depend on the batch size; the token path offers slices only while
  * the queries alone would leave the GPU idle. A prompt's queries (one_row: all of one row)
  * go through the tiled kernel, which loads each key once for a tile of queries. */
-static void attention(GpuModel *m, int pdl, int layer, const half *q, int q_stride, const int *row, const int *pos,
+void attention(GpuModel *m, int pdl, int layer, const half *q, int q_stride, const int *row, const int *pos,
                       int T, int decode, int one_row) {
     const Config *c = &m->c;
     int blocks = T * c->n_kv_heads, splits = decode ? ATTN_MAX_SPLITS : (m->sms / 2 + blocks - 1) / blocks;
@@ -109,45 +113,6 @@ static void forward_tokens(GpuModel *m, const int *ids, const int *row, const in
         k_silu_mul(m->st, l, m->gu, m->act, T, c->ffn_dim);
         linear(m, P_DOWN, l, "down_proj+residual", m->act, T, c->ffn_dim, &L->wdown, dim, m->hidden, 1.f);
     }
-}
-
-/* ---- the eager step: what PyTorch launches for HF's LlamaForCausalLM, op by op ---- */
-static void rmsnorm_eager(GpuModel *m, int layer, const half *w, int B) {
-    const Config *c = &m->c;
-    k_rms_pow(m->st, layer, m->hidden, m->sq, B, c->dim);                  /* x.float().pow(2) */
-    k_rms_mean_rsqrt(m->st, layer, m->sq, m->rs, B, c->dim, c->norm_eps);  /* .mean(-1); rsqrt(+eps) */
-    k_rms_mul(m->st, layer, m->hidden, m->rs, w, m->xn, B, c->dim);        /* x * r, .half(), w * */
-}
-
-static void step_eager(GpuModel *m, int B) {
-    const Config *c = &m->c;
-    const int dim = c->dim, qd = c->n_heads * c->head_dim, kvd = c->n_kv_heads * c->head_dim, H = c->ffn_dim;
-    half *q = m->qkv, *k = q + (long long)m->tok_cap * qd, *v = k + (long long)m->tok_cap * kvd;
-    half *g = m->gu, *u = g + (long long)m->tok_cap * H;
-    k_embed(m->st, 0, m->d_tok, m->w.embed, m->hidden, B, dim);                /* embed_tokens */
-    for (int l = 0; l < c->n_layers; l++) {                                     /* 20 launches a layer */
-        const LayerWeights *L = &m->w.layer[l];
-        half *kc = m->kc + l * m->kv_layer, *vc = m->vc + l * m->kv_layer;
-        rmsnorm_eager(m, l, L->attn_norm, B);                                   /* input_layernorm: 3 */
-        linear(m, P_Q, l, "q_proj", m->xn, B, dim, &L->wq, qd, q, 0.f);
-        linear(m, P_K, l, "k_proj", m->xn, B, dim, &L->wk, kvd, k, 0.f);
-        linear(m, P_V, l, "v_proj", m->xn, B, dim, &L->wv, kvd, v, 0.f);
-        k_rope_qk(m->st, l, q, k, m->d_pos, m->cos_t, m->sin_t, B, c->n_heads, c->n_kv_heads, c->head_dim);
-        k_kv_append(m->st, l, k, v, m->d_pos, kc, vc, B, c->n_kv_heads, c->head_dim, m->max_seq);
-        attention(m, 0, l, q, qd, NULL, m->d_pos, B, 1, 0);                     /* sdpa */
-        linear(m, P_O, l, "o_proj", m->attn, B, qd, &L->wo, dim, m->tmp, 0.f);
-        k_residual_add(m->st, l, m->hidden, m->tmp, (long long)B * dim);
-        rmsnorm_eager(m, l, L->ffn_norm, B);                                    /* post_attention_layernorm: 3 */
-        linear(m, P_GATE, l, "gate_proj", m->xn, B, dim, &L->wgate, H, g, 0.f);
-        linear(m, P_UP, l, "up_proj", m->xn, B, dim, &L->wup, H, u, 0.f);
-        k_silu(m->st, l, g, m->act, (long long)B * H);                          /* act_fn */
-        k_mul(m->st, l, m->act, u, m->act, (long long)B * H);                   /* act * up */
-        linear(m, P_DOWN, l, "down_proj", m->act, B, H, &L->wdown, dim, m->tmp, 0.f);
-        k_residual_add(m->st, l, m->hidden, m->tmp, (long long)B * dim);
-    }
-    rmsnorm_eager(m, -1, m->w.final_norm, B);                                   /* model.norm */
-    linear(m, P_LM_HEAD, -1, "lm_head", m->xn, B, dim, &m->w.lm_head, c->vocab, m->logits, 0.f);
-    k_argmax(m->st, 0, m->logits, B, c->vocab, m->d_tok, m->d_pos, 1);           /* greedy */
 }
 
 /* One decode GEMV of the linear layer W in the fused step (a.N, a.K set): fp16 weights as
@@ -220,8 +185,16 @@ static cudaGraph_t capture(GpuModel *m, int eager, int B, StepCounts *k) {
     cudaGraph_t g;
     g_launch.capturing = 1;
     CUDA_CHECK(cudaStreamBeginCapture(m->st, cudaStreamCaptureModeRelaxed));
-    if (eager) step_eager(m, B);
-    else step_fused(m, B);
+    if (eager) {                        /* and held against its table (gpu_eager.cu) */
+        const int cap = 2 * eager_ops_per_pass(m->c.n_layers);   /* room for int8's dequantize kernels */
+        OpRecord *rec = (OpRecord *)xmalloc(sizeof(OpRecord) * cap);
+        launch_record(rec, cap);
+        step_eager(m, B);
+        const int n = launch_record_stop();
+        eager_check(m, rec, n < cap ? n : cap);
+        free(rec);
+    } else
+        step_fused(m, B);
     CUDA_CHECK(cudaStreamEndCapture(m->st, &g));
     k->kernels = (int)(g_launch.ops - saved.ops);
     k->gemms = (int)(g_launch.gemms - saved.gemms);
@@ -285,7 +258,7 @@ void gpu_decode_step(GpuModel *m, Mode mode) {
     for (int r = 0; r < B; r++) m->h_pos[r]++;
 }
 
-void gpu_prefill_rows(GpuModel *m, const int *ids, const int *lens, int batch, float *logits_host) {
+void gpu_prefill_rows(GpuModel *m, Mode mode, const int *ids, const int *lens, int batch, float *logits_host) {
     const Config *c = &m->c;
     if (batch < 1 || batch > m->max_batch)
         die("gpu_prefill: batch %d is outside 1..%d (the model was opened with max_batch %d)", batch, m->max_batch,
@@ -313,39 +286,47 @@ void gpu_prefill_rows(GpuModel *m, const int *ids, const int *lens, int batch, f
     CUDA_CHECK(cudaMemcpyAsync(m->d_tpos, pos, sizeof(int) * T, cudaMemcpyHostToDevice, m->st));
     CUDA_CHECK(cudaMemcpyAsync(m->d_pos, lens, sizeof(int) * batch, cudaMemcpyHostToDevice, m->st));
     half *lh = logits_host ? (half *)xmalloc(sizeof(half) * PREFILL_CHUNK * c->vocab) : NULL;
+    const int eager = mode == MODE_EAGER || mode == MODE_GRAPH_EAGER;
     for (int r = 0, off = 0; r < batch; off += lens[r], r++)
         for (int c0 = 0; c0 < lens[r]; c0 += PREFILL_CHUNK) {
             const int n = lens[r] - c0 < PREFILL_CHUNK ? lens[r] - c0 : PREFILL_CHUNK, t0 = off + c0;
-            forward_tokens(m, m->d_ids + t0, m->d_row + t0, m->d_tpos + t0, n, 1);
-            if (c0 + n == lens[r])                    /* the row's last token, normed, into xlast */
-                k_rmsnorm(m->st, 0, -1, m->hidden + (long long)(n - 1) * c->dim, m->w.final_norm,
-                          m->xlast + (long long)r * c->dim, 1, c->dim, c->norm_eps);
-            if (lh) {                                 /* the logits of every prompt position */
-                k_rmsnorm(m->st, 0, -1, m->hidden, m->w.final_norm, m->xn, n, c->dim, c->norm_eps);
-                linear(m, P_LM_HEAD, -1, "lm_head", m->xn, n, c->dim, &m->w.lm_head, c->vocab, m->logits, 0.f);
+            if (eager)                                /* PyTorch's ops, lm_head and argmax for the last token */
+                prefill_eager(m, m->d_ids + t0, m->d_row + t0, m->d_tpos + t0, n, c0 + n == lens[r], lh != NULL,
+                              m->d_tok + r);
+            else {
+                forward_tokens(m, m->d_ids + t0, m->d_row + t0, m->d_tpos + t0, n, 1);
+                if (c0 + n == lens[r])                /* the row's last token, normed, into xlast */
+                    k_rmsnorm(m->st, 0, -1, m->hidden + (long long)(n - 1) * c->dim, m->w.final_norm,
+                              m->xlast + (long long)r * c->dim, 1, c->dim, c->norm_eps);
+                if (lh) {                             /* the logits of every prompt position */
+                    k_rmsnorm(m->st, 0, -1, m->hidden, m->w.final_norm, m->xn, n, c->dim, c->norm_eps);
+                    linear(m, P_LM_HEAD, -1, "lm_head", m->xn, n, c->dim, &m->w.lm_head, c->vocab, m->logits, 0.f);
+                }
+            }
+            if (lh) {
                 CUDA_CHECK(cudaMemcpyAsync(lh, m->logits, sizeof(half) * n * c->vocab, cudaMemcpyDeviceToHost, m->st));
                 CUDA_CHECK(cudaStreamSynchronize(m->st));
                 for (long long i = 0; i < (long long)n * c->vocab; i++)
                     logits_host[(long long)t0 * c->vocab + i] = half_to_float(((const uint16_t *)lh)[i]);
             }
         }
-    for (int r0 = 0; r0 < batch; r0 += GEMV_MAX_ROWS) {  /* lm_head of the last tokens: the batch-invariant GEMV */
+    for (int r0 = 0; !eager && r0 < batch; r0 += GEMV_MAX_ROWS) {  /* lm_head of the last tokens: the batch-invariant GEMV */
         gemv(m, 0, P_LM_HEAD, -1, EPI_STORE, &m->w.lm_head, (GemvArgs){
             .N = c->vocab, .K = c->dim, .x = m->xlast + (long long)r0 * c->dim, .x_stride = c->dim,
             .B = batch - r0 < GEMV_MAX_ROWS ? batch - r0 : GEMV_MAX_ROWS, .y = m->logits + (long long)r0 * c->vocab,
             .y_stride = c->vocab});
     }
-    k_argmax(m->st, 0, m->logits, batch, c->vocab, m->d_tok, NULL, 0);
+    if (!eager) k_argmax(m->st, 0, m->logits, batch, c->vocab, m->d_tok, NULL, 0);
     m->batch = batch;
     free(lh);
     free(row), free(pos);
 }
 
-void gpu_prefill(GpuModel *m, const int *ids, int n, int batch, float *logits_host) {
+void gpu_prefill(GpuModel *m, Mode mode, const int *ids, int n, int batch, float *logits_host) {
     if (batch < 1 || n < 1) die("gpu_prefill: needs at least one row and one token (got batch %d, %d tokens)", batch, n);
     int *all = (int *)xmalloc(sizeof(int) * n * batch), *lens = (int *)xmalloc(sizeof(int) * batch);
     for (int r = 0; r < batch; r++) memcpy(all + r * n, ids, sizeof(int) * n), lens[r] = n;
-    gpu_prefill_rows(m, all, lens, batch, logits_host);
+    gpu_prefill_rows(m, mode, all, lens, batch, logits_host);
     free(all), free(lens);
 }
 
@@ -377,7 +358,7 @@ GenTiming gpu_generate(GpuModel *m, const int *ids, int n, int batch, int n_new,
     }
     int *tok = (int *)xmalloc(sizeof(int) * batch);
     double t0 = now_ms();
-    gpu_prefill(m, ids, n, batch, NULL);
+    gpu_prefill(m, mode, ids, n, batch, NULL);
     gpu_last_tokens(m, tok);
     t.ttft_ms = now_ms() - t0;
     for (int b = 0; b < batch; b++) out[b * n_new] = tok[b];
@@ -435,7 +416,10 @@ GpuModel *gpu_model_open(const GpuModelOpts *o) {
     int widest = c->vocab > 2 * H ? c->vocab : 2 * H;          /* the widest W a decode GEMV reads */
     if (qkvd > widest) widest = (int)qkvd;
     const long long gemv_floats = m->max_batch > GEMV_NORM_ROWS ? gemv_part_floats(widest) : 0;   /* the split GEMV's */
-    double scratch = (double)T * (3 * c->dim + qkvd + qd + 3 * H + c->vocab) * sizeof(half) + gemv_floats * 4.0 + 64e6;
+    EagerBufs sizing;
+    const size_t eager_bytes = eager_buffers(&sizing, NULL, c, T);
+    double scratch = (double)T * (2 * c->dim + qkvd + qd + 3 * H + c->vocab) * sizeof(half) + gemv_floats * 4.0 +
+                     (double)eager_bytes + 64e6;
     size_t free_b, total_b;
     gpu_mem_info(&free_b, &total_b);
     /* int8: the fp16 and the int8 weights side by side while it quantizes, and the fp16
@@ -465,22 +449,21 @@ GpuModel *gpu_model_open(const GpuModelOpts *o) {
     m->vc = (half *)dalloc(kv_bytes / 2);
     m->cos_t = (half *)dalloc(sizeof(half) * m->max_seq * c->head_dim / 2);
     m->sin_t = (half *)dalloc(sizeof(half) * m->max_seq * c->head_dim / 2);
-    k_rope_table(m->st, m->cos_t, m->sin_t, m->max_seq, c->head_dim, c->rope_theta);
+    m->eager_block = dalloc(eager_bytes);
+    eager_buffers(&m->eager, (char *)m->eager_block, c, T);
+    k_rope_table(m->st, m->cos_t, m->sin_t, m->eager.inv_freq, m->max_seq, c->head_dim, c->rope_theta);
     m->d_tok = (int *)dalloc(sizeof(int) * m->max_batch);
     m->d_pos = (int *)dalloc(sizeof(int) * m->max_batch);
     CUDA_CHECK(cudaMallocHost(&m->h_tok, sizeof(int) * m->max_batch));
     m->h_pos = (int *)xcalloc(m->max_batch, sizeof(int));
     m->hidden = (half *)dalloc(sizeof(half) * T * c->dim);
     m->xn = (half *)dalloc(sizeof(half) * T * c->dim);
-    m->tmp = (half *)dalloc(sizeof(half) * T * c->dim);
     m->xlast = (half *)dalloc(sizeof(half) * m->max_batch * c->dim);
     m->qkv = (half *)dalloc(sizeof(half) * T * qkvd);
     m->attn = (half *)dalloc(sizeof(half) * T * qd);
     m->gu = (half *)dalloc(sizeof(half) * T * 2 * H);
     m->act = (half *)dalloc(sizeof(half) * T * H);
     m->logits = (half *)dalloc(sizeof(half) * T * c->vocab);
-    m->sq = (float *)dalloc(sizeof(float) * T * c->dim);
-    m->rs = (float *)dalloc(sizeof(float) * T);
     /* attention() slices: ATTN_MAX_SPLITS per (row, kv head) in a decode step; in the token
      * path only while T kv_heads < sms / 2, into at most sms / 2 / (T kv_heads) + 1 each */
     int slices = m->max_batch * c->n_kv_heads * ATTN_MAX_SPLITS;
@@ -511,8 +494,8 @@ void gpu_model_free(GpuModel *m) {
     for (int g = 0; g < 2; g++)
         for (int b = 0; b <= MODEL_MAX_BATCH; b++)
             if (m->graph[g][b]) CUDA_CHECK(cudaGraphExecDestroy(m->graph[g][b]));
-    void *bufs[] = {m->kc, m->vc, m->cos_t, m->sin_t, m->d_tok, m->d_pos, m->hidden, m->xn, m->tmp, m->xlast,
-                    m->qkv, m->attn, m->gu, m->act, m->logits, m->sq, m->rs, m->part, m->counter, m->gemv_part,
+    void *bufs[] = {m->kc, m->vc, m->cos_t, m->sin_t, m->d_tok, m->d_pos, m->hidden, m->xn, m->xlast,
+                    m->qkv, m->attn, m->gu, m->act, m->logits, m->eager_block, m->part, m->counter, m->gemv_part,
                     m->gemv_counter, m->d_ids,
                     m->d_row, m->d_tpos, m->d_rowid, m->cublas_ws, m->wscratch};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) CUDA_CHECK(cudaFree(bufs[i]));

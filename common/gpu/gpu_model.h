@@ -1,8 +1,8 @@
 /* gpu_model: TinyLlama on the GPU in fp16. Weights from a checkpoint (converted to fp16 on
  * the GPU) or synthetic (generated on the GPU from a seed); a static KV cache for
  * max_batch x max_seq; prefill with cuBLAS; decode of a batch in one of three ways:
- *   eager  - decomposed the way PyTorch eager runs Hugging Face's Llama (hundreds of
- *            kernels per step, 155 of them linear layers)
+ *   eager  - the kernels PyTorch eager launches for Hugging Face's Llama, one for one (903
+ *            launches a step for TinyLlama, 155 of them linear layers)
  *   fused  - one kernel per natural op (fused QKV and gate-up GEMVs)
  *   graph  - the fused step captured once into a CUDA graph and replayed
  *   graph_eager - the eager step captured and replayed
@@ -56,13 +56,15 @@ cudaStream_t gpu_model_stream(const GpuModel *m);
 unsigned long long gpu_model_checksum(GpuModel *m);
 
 /* Prefill `n` prompt tokens into every batch row (rows restart at position 0) and
- * write the first new token of each row to device memory. Does not synchronize.
+ * write the first new token of each row to device memory. Does not synchronize. The prefill
+ * runs the way `mode` does: the eager modes launch the eager step's ops on the whole prompt
+ * (PyTorch eager's prefill), the others the token path (fused kernels and cuBLAS).
  * logits_host (optional, n x vocab floats) receives the logits of every prompt position
  * (this synchronizes). */
-void gpu_prefill(GpuModel *m, const int *ids, int n, int batch, float *logits_host);
+void gpu_prefill(GpuModel *m, Mode mode, const int *ids, int n, int batch, float *logits_host);
 /* The same with a prompt of its own per row: row r's lens[r] ids follow row r-1's in ids;
  * logits_host (optional) receives (lens[0] + ... + lens[batch-1]) x vocab floats. */
-void gpu_prefill_rows(GpuModel *m, const int *ids, const int *lens, int batch, float *logits_host);
+void gpu_prefill_rows(GpuModel *m, Mode mode, const int *ids, const int *lens, int batch, float *logits_host);
 /* One decode step for the `batch` rows: consumes the last tokens, appends to the KV
  * cache, writes the next tokens to device memory. Does not synchronize. */
 void gpu_decode_step(GpuModel *m, Mode mode);

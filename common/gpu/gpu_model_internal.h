@@ -14,6 +14,7 @@
 #include "gpu/gpu_model.h"
 #include "gpu/gpu_weights.cuh"
 #include "kernels/kernels.cuh"
+#include "gpu/launch.h"
 
 enum {
     PREFILL_CHUNK = 512,                 /* prompt tokens per forward pass: bounds the scratch */
@@ -21,6 +22,24 @@ enum {
 };
 
 typedef struct PersistState PersistState;   /* persistent mode's own (gpu_persistent.cu) */
+
+/* The eager step's tensors (gpu_eager.cu), what PyTorch allocates in one forward pass of T
+ * tokens (hh = hd / 2, H = ffn_dim) */
+typedef struct {
+    float *xf, *sq, *xs;            /* RMSNorm: x.float(), .pow(2), x * rsqrt(var + eps): [T][dim] */
+    float *var, *var_eps, *rs;      /* .mean(-1), + eps, rsqrt: [T] */
+    half *xh;                       /* (x * rsqrt).half(): [T][dim] */
+    int *arange, *cpos;             /* cache_position: arange, + past_seen_tokens: [T] */
+    float *inv_freq;                /* [hh], written with the RoPE table at open */
+    float *inv_x, *pos_f, *freqs;   /* inv_freq expanded [slots][hh], positions [T], inv_freq @ positions [T][hh] */
+    float *emb, *cos_f, *cos_s, *sin_f, *sin_s;   /* cat(freqs, freqs), cos, * scaling, sin, * scaling: [T][hd] */
+    half *cos, *sin;                /* .to(fp16): [T][hd] */
+    half *q, *k, *v;                /* the projections: [T][qd], [T][kvd], [T][kvd] */
+    half *r_cos, *r_neg, *r_rot, *r_sin;   /* RoPE's x * cos, -x2, rotate_half(x), * sin: [T][qd] (neg: half) */
+    half *qe, *ke;                  /* q_embed [T][qd], k_embed [T][kvd] */
+    half *gate, *silu, *up, *act;   /* the MLP: [T][H] */
+    half *out;                      /* o_proj's and down_proj's output before the residual add: [T][dim] */
+} EagerBufs;
 
 struct GpuModel {
     Config c;
@@ -44,11 +63,10 @@ struct GpuModel {
     half *attn;                     /* attention's output: [T][qd] */
     half *gu;                       /* [gate; up] outputs: [T][2 ffn_dim] (eager: gate [T][ffn_dim], then up) */
     half *act;                      /* silu(gate) * up: [T][ffn_dim] */
-    half *tmp;                      /* a linear layer's output before its residual add (eager): [T][dim] */
     half *logits;                   /* [T][vocab] */
     half *xlast;                    /* each row's last prompt token after the final norm (prefill): [B][dim] */
-    float *sq;                      /* eager RMSNorm: x.float().pow(2): [T][dim] */
-    float *rs;                      /* eager RMSNorm: rsqrt(mean + eps), one a token: [T] */
+    EagerBufs eager;                /* the eager step's (one allocation: eager_block) */
+    void *eager_block;
     float *part;                    /* attention's partial softmaxes, per key slice (attn_part_floats) */
     int *counter;                   /* attention's slices done, per (token, kv head): [T][n_kv_heads], zeroed once */
     float *gemv_part;               /* the split GEMV's partial sums (gemv_part_floats of the widest W); B > GEMV_NORM_ROWS */
@@ -61,6 +79,22 @@ struct GpuModel {
 };
 
 void *dalloc(size_t bytes);         /* cudaMalloc, checked */
+
+/* gpu_model.cu, for gpu_eager.cu: a linear layer through cuBLAS (y (+)= x W^T, T tokens,
+ * beta 1: add to y), and attention of T queries (decode: a step's rows; one_row: a prompt's) */
+void linear(GpuModel *m, Part p, int layer, const char *op, const half *x, int T, int K, const LinearWeight *LW,
+            int N, half *y, float beta);
+void attention(GpuModel *m, int pdl, int layer, const half *q, int q_stride, const int *row, const int *pos, int T,
+               int decode, int one_row);
+
+/* gpu_eager.cu: the eager step's tensors (their size for T tokens; base NULL: only the size),
+ * one decode step of B rows, one prompt chunk of one row, and the check of a captured step's
+ * ops (launch_record) against model/eager_ops.c */
+size_t eager_buffers(EagerBufs *e, char *base, const Config *c, int T);
+void step_eager(GpuModel *m, int B);
+void prefill_eager(GpuModel *m, const int *ids, const int *row, const int *pos, int n, int last, int all_logits,
+                   int *tok);
+void eager_check(const GpuModel *m, const OpRecord *rec, int n);
 
 /* gpu_persistent.cu, for gpu_model.cu: why the persistent step cannot run B rows here (one
  * sentence) or NULL; the step itself; freeing what it allocated */

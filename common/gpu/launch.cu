@@ -14,11 +14,24 @@ void launch_reset(void) {
 }
 
 static int g_pushed_ext;   /* the current op pushed a CUPTI external correlation id */
+static OpRecord *g_rec;    /* launch_record's buffer, NULL when not recording */
+static int g_rec_cap, g_rec_n;
+
+void launch_record(OpRecord *rec, int cap) { g_rec = rec, g_rec_cap = cap, g_rec_n = 0; }
+int launch_record_stop(void) {
+    g_rec = NULL;
+    return g_rec_n;
+}
 
 void op_begin(Part part, int layer, const char *op) {
     if (!g_launch.capturing && g_launch.dispatch_us > 0) {
         uint64_t until = now_ns() + (uint64_t)(g_launch.dispatch_us * 1e3);
         while (now_ns() < until) {}
+    }
+    if (g_rec) {
+        const OpRecord r = {op, part, layer};
+        if (g_rec_n < g_rec_cap) g_rec[g_rec_n] = r;
+        g_rec_n++;
     }
     g_launch.ops++;
     if (part_is_gemm(part)) g_launch.gemms++;

@@ -26,6 +26,13 @@ void launch_reset(void);
 void op_begin(Part part, int layer, const char *op);   /* before the launch */
 void op_end(void);                                     /* after it (and its KERNEL_CHECK) */
 
+/* A record of the ops launched between launch_record(rec, cap) and launch_record_stop(),
+ * which returns how many there were (the first cap of them are in rec): the eager step's
+ * check against its table. */
+typedef struct { const char *op; Part part; int layer; } OpRecord;
+void launch_record(OpRecord *rec, int cap);
+int launch_record_stop(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -47,8 +47,9 @@ void k_quantize_int8(cudaStream_t s, const half *w, int8_t *q, float *scale, int
 /* and back, into fp16 w = q x scale (the unfused path; cols % 8 = 0) */
 void k_dequantize_int8(cudaStream_t s, int pdl, int layer, const int8_t *q, const float *scale, half *w, int rows,
                        int cols);
-/* cos/sin of every position x frequency, rounded to fp16 like HF's rotary embedding */
-void k_rope_table(cudaStream_t s, half *cos_t, half *sin_t, int max_seq, int head_dim, float theta);
+/* cos/sin of every position x frequency, rounded to fp16 like HF's rotary embedding, and the
+ * frequencies (inv_freq, fp32, head_dim / 2) */
+void k_rope_table(cudaStream_t s, half *cos_t, half *sin_t, float *inv_freq, int max_seq, int head_dim, float theta);
 
 /* ---- the token path: any number of tokens, token t in KV-cache row row[t] at pos[t] ---- */
 void k_embed(cudaStream_t s, int pdl, const int *tok, const half *E, half *out, int T, int dim);
@@ -62,17 +63,49 @@ void k_silu_mul(cudaStream_t s, int layer, const half *gu, half *act, int T, int
 /* tok[b] = argmax(logits[b]) (lowest id on ties, like torch.argmax); pos[b] += advance */
 void k_argmax(cudaStream_t s, int pdl, const half *logits, int B, int vocab, int *tok, int *pos, int advance);
 
-/* ---- the eager decomposition (ops.cu) ---- */
-void k_rms_pow(cudaStream_t s, int layer, const half *x, float *sq, int T, int dim);
-void k_rms_mean_rsqrt(cudaStream_t s, int layer, const float *sq, float *r, int T, int dim, float eps);
-void k_rms_mul(cudaStream_t s, int layer, const half *x, const float *r, const half *w, half *out, int T, int dim);
-void k_rope_qk(cudaStream_t s, int layer, half *q, half *k, const int *pos, const half *cos_t,
-               const half *sin_t, int T, int nh, int nkv, int hd);
-void k_kv_append(cudaStream_t s, int layer, const half *k, const half *v, const int *pos, half *kc,
-                 half *vc, int T, int nkv, int hd, int max_seq);
-void k_residual_add(cudaStream_t s, int layer, half *h, const half *y, long long n);
-void k_silu(cudaStream_t s, int layer, const half *g, half *out, long long n);
-void k_mul(cudaStream_t s, int layer, const half *a, const half *b, half *out, long long n);
+/* ---- the eager step's kernels (eager.cu): PyTorch eager's, one per aten op ----
+ * A View reads an input through broadcasting or a slice: output element i reads element
+ * (i / div) * mul + i % mod + off. */
+typedef struct { long long div, mul, mod, off; } View;
+static inline __host__ __device__ View view_flat(long long n) { View v = {n, 0, n, 0}; return v; }   /* same shape */
+static inline __host__ __device__ View view_rows(long long w) { View v = {w, 1, 1, 0}; return v; }   /* [T][1] over [T][w] */
+static inline __host__ __device__ View view_cols(long long w) { View v = {1, 0, w, 0}; return v; }   /* [w] over [T][w] */
+/* a [T][hd] table over [T][heads][hd] (cos, sin over q or k) */
+static inline __host__ __device__ View view_heads(int heads, int hd) { View v = {(long long)heads * hd, hd, hd, 0}; return v; }
+/* x[..., hd/2:] of [rows][hd], as [rows][hd/2] (rotate_half's x2) */
+static inline __host__ __device__ View view_upper(int hd) { View v = {hd / 2, hd, hd / 2, hd / 2}; return v; }
+void k_eager_pow2(cudaStream_t s, int layer, const char *op, const float *x, float *y, long long n);
+void k_eager_add_scalar(cudaStream_t s, Part p, int layer, const char *op, const float *x, float c, float *y,
+                        long long n);
+void k_eager_mul_scalar(cudaStream_t s, Part p, int layer, const char *op, const float *x, float c, float *y,
+                        long long n);
+void k_eager_rsqrt(cudaStream_t s, int layer, const char *op, const float *x, float *y, long long n);
+void k_eager_cos(cudaStream_t s, const char *op, const float *x, float *y, long long n);
+void k_eager_sin(cudaStream_t s, const char *op, const float *x, float *y, long long n);
+void k_eager_neg(cudaStream_t s, int layer, const char *op, const half *x, View xv, half *y, long long n);
+void k_eager_silu(cudaStream_t s, int layer, const char *op, const half *x, half *y, long long n);
+void k_eager_mul_f32(cudaStream_t s, int layer, const char *op, const float *a, const float *b, View bv, float *y,
+                     long long n);
+void k_eager_mul(cudaStream_t s, Part p, int layer, const char *op, const half *a, const half *b, View bv, half *y,
+                 long long n);
+void k_eager_add(cudaStream_t s, Part p, int layer, const char *op, const half *a, const half *b, View bv, half *y,
+                 long long n);
+void k_eager_add_int(cudaStream_t s, const char *op, const int *a, const int *b, View bv, int *y, long long n);
+void k_eager_arange(cudaStream_t s, const char *op, int *y, int per_row, int n);
+void k_eager_h2f(cudaStream_t s, Part p, int layer, const char *op, const half *x, float *y, long long n);
+void k_eager_f2h(cudaStream_t s, Part p, int layer, const char *op, const float *x, half *y, long long n);
+void k_eager_f2f(cudaStream_t s, const char *op, const float *x, View xv, float *y, long long n);
+void k_eager_i2f(cudaStream_t s, const char *op, const int *x, float *y, long long n);
+void k_eager_mean(cudaStream_t s, int layer, const char *op, const float *x, float *y, int T, int dim);
+/* torch.cat((a, b), -1) of `rows` rows: a's wa values (row stride sa), then b's wb (stride sb) */
+void k_eager_cat_f32(cudaStream_t s, const char *op, const float *a, int sa, int wa, const float *b, int sb, int wb,
+                     float *y, long long rows);
+void k_eager_cat(cudaStream_t s, int layer, const char *op, const half *a, int sa, int wa, const half *b, int sb,
+                 int wb, half *y, long long rows);
+/* the KV cache's cat, in place: `slots` rows (row[slot x per_row]) of per_row new tokens each
+ * (x [tokens][nkv][hd], the first at pos[slot x per_row]) */
+void k_eager_cat_cache(cudaStream_t s, int layer, const char *op, const half *x, const int *row, const int *pos,
+                       half *cache, int slots, int per_row, int nkv, int hd, int max_seq);
 
 /* ---- attention over the KV cache (attention.cu) ----
  * Query t (row row[t] or t when row is NULL, position pos[t]) attends to cache positions

@@ -1,5 +1,5 @@
-/* kernels: weights, the token path (prefill and large-batch decode) and the eager
- * decomposition. The decode GEMV is in gemv.cu, attention in attention.cu. */
+/* kernels: weights and the token path (prefill and large-batch decode). The decode GEMV is
+ * in gemv.cu, attention in attention.cu, the eager step's PyTorch-like kernels in eager.cu. */
 #include "kernels/kernels.cuh"
 #include "gpu/gpu.h"
 #include "gpu/launch.h"
@@ -89,7 +89,10 @@ void k_checksum(cudaStream_t s, const half *w, long long n, unsigned long long *
     LAUNCH(P_OTHER, -1, "weights_checksum", weights_checksum, grid_for(n, 256), 256, 0, s, w, n, sum);
 }
 
-__global__ void rope_table(half *cos_t, half *sin_t, int max_seq, int hd, float theta) {
+/* inv_freq = 1 / theta^(2i / hd), and cos/sin of position p x inv_freq in fp32, rounded to
+ * fp16: LlamaRotaryEmbedding's arithmetic, which the eager step runs op by op each step
+ * (from inv_freq, written here) and every other path reads from this table: the same bits. */
+__global__ void rope_table(half *cos_t, half *sin_t, float *inv_freq, int max_seq, int hd, float theta) {
     int half_hd = hd / 2;
     for (int j = blockIdx.x * blockDim.x + threadIdx.x; j < max_seq * half_hd; j += gridDim.x * blockDim.x) {
         int p = j / half_hd, i = j % half_hd;
@@ -97,11 +100,12 @@ __global__ void rope_table(half *cos_t, half *sin_t, int max_seq, int hd, float 
         float a = (float)p * inv;
         cos_t[j] = f16(cosf(a));
         sin_t[j] = f16(sinf(a));
+        if (p == 0) inv_freq[i] = inv;
     }
 }
-void k_rope_table(cudaStream_t s, half *cos_t, half *sin_t, int max_seq, int head_dim, float theta) {
+void k_rope_table(cudaStream_t s, half *cos_t, half *sin_t, float *inv_freq, int max_seq, int head_dim, float theta) {
     LAUNCH(P_ROPE, -1, "rope_table", rope_table, grid_for((long long)max_seq * head_dim / 2, 256), 256, 0, s,
-           cos_t, sin_t, max_seq, head_dim, theta);
+           cos_t, sin_t, inv_freq, max_seq, head_dim, theta);
 }
 
 /* ---------------------------------------------------------------- the token path */
@@ -222,94 +226,4 @@ __global__ void argmax(const half *logits, int vocab, int *tok, int *pos, int ad
 }
 void k_argmax(cudaStream_t s, int pdl, const half *logits, int B, int vocab, int *tok, int *pos, int advance) {
     LAUNCH_PDL(pdl, P_ARGMAX, -1, "argmax", argmax, B, 1024, 0, s, logits, vocab, tok, pos, advance);
-}
-
-/* ---------------------------------------------------------------- eager
- * One kernel per PyTorch op (or small group of ops) of Hugging Face's LlamaForCausalLM;
- * each comment names what it stands for. */
-
-/* LlamaRMSNorm: hidden_states.to(torch.float32).pow(2) */
-__global__ void rmsnorm_pow(const half *x, float *sq, long long n) {
-    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x)
-        sq[i] = f32(x[i]) * f32(x[i]);
-}
-void k_rms_pow(cudaStream_t s, int layer, const half *x, float *sq, int T, int dim) {
-    long long n = (long long)T * dim;
-    LAUNCH(P_NORM, layer, "pow", rmsnorm_pow, grid_for(n, 256), 256, 0, s, x, sq, n);
-}
-/* LlamaRMSNorm: variance = .mean(-1, keepdim=True); torch.rsqrt(variance + eps) (a reduce
- * kernel, like PyTorch's reduce_kernel for mean) */
-__global__ void rmsnorm_mean_rsqrt(const float *sq, float *r, int dim, float eps) {
-    const float *x = sq + (long long)blockIdx.x * dim;
-    float ss = 0;
-    for (int i = threadIdx.x; i < dim; i += blockDim.x) ss += x[i];
-    ss = block_sum(ss);
-    if (threadIdx.x == 0) r[blockIdx.x] = rsqrtf(ss / dim + eps);
-}
-void k_rms_mean_rsqrt(cudaStream_t s, int layer, const float *sq, float *r, int T, int dim, float eps) {
-    LAUNCH(P_NORM, layer, "mean_rsqrt", rmsnorm_mean_rsqrt, T, 256, 0, s, sq, r, dim, eps);
-}
-/* LlamaRMSNorm: hidden_states * rsqrt, .to(float16), self.weight * hidden_states */
-__global__ void rmsnorm_mul(const half *x, const float *r, const half *w, half *out, int dim, long long n) {
-    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x)
-        out[i] = f16(f32(w[i % dim]) * f32(f16(f32(x[i]) * r[i / dim])));
-}
-void k_rms_mul(cudaStream_t s, int layer, const half *x, const float *r, const half *w, half *out, int T, int dim) {
-    long long n = (long long)T * dim;
-    LAUNCH(P_NORM, layer, "mul", rmsnorm_mul, grid_for(n, 256), 256, 0, s, x, r, w, out, dim, n);
-}
-/* apply_rotary_pos_emb: q * cos + rotate_half(q) * sin, and the same for k (cos/sin
- * gathered at each row's position, as LlamaRotaryEmbedding computes them) */
-__global__ void rope_qk(half *q, half *k, const int *pos, const half *cos_t, const half *sin_t, int T, int nh,
-                        int nkv, int hd) {
-    int hh = hd / 2, heads = nh + nkv;
-    for (int j = blockIdx.x * blockDim.x + threadIdx.x; j < T * heads * hh; j += gridDim.x * blockDim.x) {
-        int t = j / (heads * hh), head = j / hh % heads, i = j % hh, p = pos[t];
-        half *x = head < nh ? q + ((long long)t * nh + head) * hd : k + ((long long)t * nkv + head - nh) * hd;
-        rope_pair(x[i], x[i + hh], cos_t[p * hh + i], sin_t[p * hh + i]);
-    }
-}
-void k_rope_qk(cudaStream_t s, int layer, half *q, half *k, const int *pos, const half *cos_t,
-               const half *sin_t, int T, int nh, int nkv, int hd) {
-    LAUNCH(P_ROPE, layer, "rope", rope_qk, grid_for((long long)T * (nh + nkv) * hd / 2, 256), 256, 0, s,
-           q, k, pos, cos_t, sin_t, T, nh, nkv, hd);
-}
-/* StaticCache.update: k_out.index_copy_(2, cache_position, k), the same for v */
-__global__ void kv_append(const half *k, const half *v, const int *pos, half *kc, half *vc, int T, int nkv, int hd,
-                          int max_seq) {
-    for (int j = blockIdx.x * blockDim.x + threadIdx.x; j < T * nkv * hd; j += gridDim.x * blockDim.x) {
-        int t = j / (nkv * hd), head = j / hd % nkv, d = j % hd;
-        long long at = (((long long)t * nkv + head) * max_seq + pos[t]) * hd + d;
-        kc[at] = k[j];
-        vc[at] = v[j];
-    }
-}
-void k_kv_append(cudaStream_t s, int layer, const half *k, const half *v, const int *pos, half *kc,
-                 half *vc, int T, int nkv, int hd, int max_seq) {
-    LAUNCH(P_KV_APPEND, layer, "kv_append", kv_append, grid_for((long long)T * nkv * hd, 256), 256, 0, s,
-           k, v, pos, kc, vc, T, nkv, hd, max_seq);
-}
-/* hidden_states = residual + hidden_states */
-__global__ void residual_add(half *hs, const half *y, long long n) {
-    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x)
-        hs[i] = f16(f32(hs[i]) + f32(y[i]));
-}
-void k_residual_add(cudaStream_t s, int layer, half *hs, const half *y, long long n) {
-    LAUNCH(P_RESIDUAL, layer, "residual_add", residual_add, grid_for(n, 256), 256, 0, s, hs, y, n);
-}
-/* LlamaMLP: self.act_fn(self.gate_proj(x)) */
-__global__ void silu(const half *g, half *out, long long n) {
-    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x)
-        out[i] = f16(silu_f(f32(g[i])));
-}
-void k_silu(cudaStream_t s, int layer, const half *g, half *out, long long n) {
-    LAUNCH(P_SILU_MUL, layer, "silu", silu, grid_for(n, 256), 256, 0, s, g, out, n);
-}
-/* LlamaMLP: act * self.up_proj(x) */
-__global__ void mul(const half *a, const half *b, half *out, long long n) {
-    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x)
-        out[i] = f16(f32(a[i]) * f32(b[i]));
-}
-void k_mul(cudaStream_t s, int layer, const half *a, const half *b, half *out, long long n) {
-    LAUNCH(P_SILU_MUL, layer, "mul", mul, grid_for(n, 256), 256, 0, s, a, b, out, n);
 }

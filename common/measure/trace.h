@@ -20,6 +20,8 @@ typedef struct {
     int part, layer;        /* decoded from ext (launch_tag_decode); P_OTHER / -1 if none */
     int is_gemm;            /* tagged as a linear layer by the launch path */
     const char *name;       /* demangled kernel name (owned by the trace) */
+    const char *op;         /* a torch trace's: the outermost aten op that launched it (its Trace.nvtx
+                             * range's name, owned by the trace); NULL otherwise */
 } TKernel;
 
 typedef struct {

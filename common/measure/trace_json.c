@@ -203,7 +203,7 @@ static void event(Reader *r, const char *text, size_t len) {
             const char *part = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(args, "part"));
             TKernel k = {start, end, (uint32_t)corr, (uint32_t)num_or(args, "stream", 0, 4294967295.0, tid),
                          (uint32_t)num_or(args, "device", 0, 4294967295.0, num_or(e, "pid", 0, 4294967295.0, 0)),
-                         ext, -1, -1, 0, name};
+                         ext, -1, -1, 0, name, NULL};
             if (part) {   /* the kit's own trace: the launch path's tag */
                 k.part = part_from_name(part) < 0 ? P_OTHER : part_from_name(part);
                 k.layer = (int)num_or(args, "layer", -1, 255, -1);
@@ -450,7 +450,8 @@ static void resolve_parts(Reader *r) {
             if (r->ops[mid].ext < k->ext) lo = mid + 1; else hi = mid;
         }
         if (k->ext && lo < r->nops && r->ops[lo].ext == k->ext) {
-            k->part = part_from_op_name(t->nvtx[r->ops[lo].outer].name);
+            k->op = t->nvtx[r->ops[lo].outer].name;
+            k->part = part_from_op_name(k->op);
             k->is_gemm = part_is_gemm((Part)k->part);
         } else {
             k->ext = 0;          /* no op: the kernel's own name decides (trace_kernel_part) */

@@ -8,6 +8,9 @@
 #include "gpu/gpu.h"
 #include "gpu/launch.h"
 #include "measure/trace.h"
+#include "gpu/gpu_model.h"
+#include "model/eager_ops.h"
+#include "model/prompt.h"
 
 __global__ void tiny(float *x) { if (threadIdx.x == 0) x[blockIdx.x] += 1.0f; }
 __global__ void spin(long long cycles) {
@@ -191,6 +194,51 @@ static void busy_ratio(float *x) {
     trace_window_free(&w);
 }
 
+/* One eager decode step of synthetic TinyLlama, batch 1, as CUPTI records it: the kernels,
+ * less cuBLAS's split-K reduces, are model/eager_ops.c's in order (each kernel of the table's
+ * class by its name, and tagged with the table's part and layer), and on an sm_90 GPU there
+ * are as many as PyTorch's step on the fixture trace's H200 launches, 925, within 2%. */
+static void eager_step_kernels(const GpuFacts *g) {
+    GpuModelOpts o = {};
+    o.seed = 1, o.max_batch = 1, o.max_seq = 256, o.quiet = 1;
+    GpuModel *m = gpu_model_open(&o);
+    const Config *c = gpu_model_config(m);
+    int ids[32];
+    prompt_ids(NULL, c, 32, ids);
+    gpu_prefill(m, MODE_EAGER, ids, 32, 1, NULL);
+    gpu_decode_step(m, MODE_EAGER);                 /* warm: cuBLAS's first calls */
+    const uint64_t t0 = window_open();
+    gpu_decode_step(m, MODE_EAGER);
+    const uint64_t t1 = window_close();
+    const int want = eager_ops_per_pass(c->n_layers);
+    int n = 0, ops = 0, reduces = 0, bad = 0;
+    for (int i = 0; i < T.nk; i++) {
+        const TKernel *k = &T.k[i];
+        if (k->start < t0 || k->start > t1) continue;
+        n++;
+        const OpClass cls = op_class_of_kernel(k->name);
+        if (cls == OC_GEMM_REDUCE) { reduces++; continue; }
+        int layer;
+        const EagerOp *op = eager_op_at(c->n_layers, ops++, &layer);
+        if (!bad && (!op || op->cls != cls || op->part != k->part || layer != k->layer)) {
+            bad = 1;
+            CHECK(0, "eager step, kernel %d: %s (%s, part %s, layer %d), the table: %s (%s, %s, layer %d)", ops - 1,
+                  k->name, op_class_name(cls), part_name((Part)k->part), k->layer, op ? op->op : "nothing",
+                  op ? op_class_name(op->cls) : "-", op ? part_name(op->part) : "-", layer);
+        }
+    }
+    CHECK(!bad, "eager step: CUPTI's kernels follow model/eager_ops.c");
+    CHECK(ops == want && reduces <= 155, "eager step: %d kernels besides %d split-K reduces, the table lists %d", ops,
+          reduces, want);
+    if (g->cc_major == 9 && !g->emulated[0])
+        CHECK(n >= 925 * 0.98 && n <= 925 * 1.02, "eager step on %s: %d kernels, PyTorch's 925 within 2%%", g->name, n);
+    else
+        SKIP("eager step: %d kernels on %s; the 925 within 2%% is an H200's (cuBLAS picks its kernels per GPU)", n,
+             g->name);
+    printf("eager step: %d kernels = %d ops (%s) + %d cuBLAS split-K reduces\n", n, ops, EAGER_MIRRORS, reduces);
+    gpu_model_free(m);
+}
+
 int main(void) {
     GpuFacts g;
     gpu_facts(&g);
@@ -210,6 +258,7 @@ int main(void) {
     cublas_call();
     graph_replay(x);
     busy_ratio(x);
+    eager_step_kernels(&g);
 
     window_open();
     CUDA_CHECK(cudaMemset(x, 0, 4096));
