@@ -8,7 +8,8 @@
 # stay inside their key=value; (2d) overlapping step windows are read in one sweep; (2e)
 # absurd times are warned of; (2f) --tpot-ms: the busy ratio of the step as it runs and the
 # tracer's cost against the fixtures' own CPU-side step times and expected.txt's kernel time,
-# a TPOT below the kernel time refused, --label in the notes; (3) bad input through bin/trace_stats and the AddressSanitizer
+# a TPOT below the kernel time refused, --label in the notes, and day12's section with and
+# without them; (3) bad input through bin/trace_stats and the AddressSanitizer
 # build of the reader ($BUILD/asan/trace_check): exit 1 and exactly one "error:" sentence
 # naming the file and what is wrong, never a crash; (3b) memory stays bounded whatever one
 # value holds; (4) the ASan sweep: every prefix and many one-byte changes of a small trace
@@ -68,7 +69,8 @@ else
   # ---- 2. --rows, and day12's section ------------------------------------------------------
   mkdir -p "$tmp/res" && cp tests/data/rows_full.tsv "$tmp/res/rows.tsv"
   KIT_RESULTS=$tmp/res bin/day12_report >/dev/null 2>&1
-  ok "day12 without trace rows: no 'your PyTorch run' section" "! grep -q 'PyTorch run' $tmp/res/REPORT.md"
+  ok "day12 without trace rows: the section says not run, and what to run" \
+     "sed -n '/^## Your PyTorch run/,\$p' $tmp/res/REPORT.md >$tmp/sec0.md && grep -q '^Not run: .python3 tools/torch_decode.py.' $tmp/sec0.md && ! grep -q '^| measure |' $tmp/sec0.md"
   KIT_RESULTS=$tmp/res $bin --rows "$fix/trace_hf_eager_b1.json" >"$tmp/rows_out.txt" 2>&1
   KIT_RESULTS=$tmp/res $bin --rows "$fix/trace_hf_eager_b1.json" >/dev/null 2>&1
   ntrace=$(grep -c '^trace	trace_' "$tmp/res/rows.tsv")
@@ -147,6 +149,19 @@ else
   ok "--tpot-ms at the kernel time (2.218 ms, rounded up by the 4 digits): busy_untraced at most 1" \
      "{ [ $rc = 0 ] && awk -F= '\$1 == \"busy_untraced\" {exit !(\$2 <= 1)}' $tmp/edge.txt; } || { [ $rc = 1 ] && grep -q 'less than the trace' $tmp/edge.txt; }"
 
+  # day12's section: the untraced TPOT and the busy ratio of the step as it runs, or not measured
+  KIT_RESULTS=$tmp/res3 bin/day12_report >/dev/null 2>&1
+  sec=$(sed -n '/^## Your PyTorch run/,$p' "$tmp/res3/REPORT.md")
+  ok "day12 with --tpot-ms: the label says what made the run" "echo \"\$sec\" | grep -qF '$label'"
+  ok "day12 with --tpot-ms: TPOT untraced, the kit's beside 20 ms" "echo \"\$sec\" | grep -qE '^\\| Decode step \\(TPOT\\), timed without a profiler \\| [0-9.]+ ms \\| 20 ms \\|'"
+  ok "day12 with --tpot-ms: the busy ratio of the step as it runs, 11.1%" "echo \"\$sec\" | grep -qE '^\\| GPU busy ratio of the step as it runs .* \\| [0-9.]+% \\| 11.1% \\|'"
+  ok "day12 with --tpot-ms: the tracer's cost, 26.2%" "echo \"\$sec\" | grep -qE '^\\| The profiler.s cost .*\\| 26.2% \\|'"
+  ok "day12: names the versions the kit's eager step mirrors" "echo \"\$sec\" | grep -q 'transformers 5.17 with torch 2.11'"
+  ok "day12 with --tpot-ms: no blank or nan cell" "! echo \"\$sec\" | grep -qiE '\\|  *\\||\\bnan\\b'"
+  sec=$(sed -n '/^## Your PyTorch run/,$p' "$tmp/res/REPORT.md")
+  ok "day12 without --tpot-ms: the TPOT and busy rows say not measured, with the script to run" \
+     "echo \"\$sec\" | grep -qE '^\\| Decode step \\(TPOT\\), timed without a profiler \\| .* \\| not measured \\(run tools/torch_decode.py\\) \\|' && echo \"\$sec\" | grep -qE '^\\| GPU busy ratio of the step as it runs .* \\| not measured \\(run tools/torch_decode.py\\) \\|'"
+  ok "day12 without --tpot-ms: the traced step is there" "echo \"\$sec\" | grep -qE '^\\| Decode step under the profiler .* \\| 25.2 ms \\|'"
 fi
 
 # ---- 2b. text from the trace stays inside its key=value ----------------------------------------
