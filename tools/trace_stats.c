@@ -1,10 +1,10 @@
 /* trace_stats: the lesson's numbers of YOUR PyTorch run, read off its torch.profiler trace.
  *
- *   bin/trace_stats [--rows] FILE.json[.gz]
+ *   bin/trace_stats [--rows] [--tpot-ms MS] [--label TEXT] FILE.json[.gz]
  *
  * FILE is what torch.profiler's export_chrome_trace wrote (Kineto's JSON, gzipped or not;
- * README.md has the Colab cell that makes one), or one of the kit's own
- * results/trace_*.json. The numbers are the ones day10 and day11 print for the kit's C
+ * tools/torch_decode.py makes one, times the step without the profiler and calls this with
+ * both), or one of the kit's own results/trace_*.json. The numbers are the ones day10 and day11 print for the kit's C
  * engine, with the same definitions and the same code (common/measure/trace.c's window analysis),
  * so the two can sit side by side:
  *   - one line per ProfilerStep (step=N ...), then the median over the steps, one key a
