@@ -739,9 +739,12 @@ static void your_pytorch_run(void) {
     for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++) {
         const Row *rs[2] = {lines[i].kit ? got(D(lines[i].kit)) : NULL, got(lines[i].yours)};
         char cells[2][640], part[64], why[640] = "";
+        const Row *raw[2] = {lines[i].kit ? rows_find(rows, nrows, NULL, D(lines[i].kit), NULL) : NULL,
+                             rows_find(rows, nrows, "trace", lines[i].yours, NULL)};
         for (int j = 0; j < 2; j++) {
             if (rs[j] && strstr(rs[j]->key, "_share")) top_cell(rs[j], cells[j], sizeof cells[j], part);
             else if (rs[j]) snprintf(cells[j], sizeof cells[j], "%s", with_unit(rs[j]->measured, rs[j]->unit));
+            else if (raw[j] && isinf(raw[j]->measured)) snprintf(cells[j], sizeof cells[j], "%s", invalid(raw[j]->measured));
             else if (j == 0 && lines[i].day) snprintf(cells[j], sizeof cells[j], "not run (make %s)", lines[i].day);
             else if (j == 1 && lines[i].needs_tpot && no_tpot(lines[i].yours))
                 snprintf(cells[j], sizeof cells[j], "not measured (run %s)", TORCH_DECODE);

@@ -160,6 +160,11 @@ ok "torch: no blank or nan cell, four columns" "! section $tmp/torch | grep -qE 
 ok "torch, no --tpot-ms: TPOT, busy and the tracer's cost say not measured and what to run" \
    "[ \$(section $tmp/torch_no_tpot | grep -c '| not measured (run tools/torch_decode.py) | — |\$') = 4 ]"
 ok "torch, no --tpot-ms: the traced step is still there" "section $tmp/torch_no_tpot | grep -q '^| Decode step under the profiler | 5.14 ms | 25 ms |'"
+mkdir -p $tmp/torch_inf
+sed -E 's/^(trace\ttrace_tpot_ms_traced\t-\t)[^\t]*/\1inf/' $tmp/torch/rows.tsv > $tmp/torch_inf/rows.tsv
+run $tmp/torch_inf
+ok "torch, a row of the run measured inf: invalid (inf), no difference computed" \
+   "section $tmp/torch_inf | grep -q '^| Decode step under the profiler | 5.14 ms | invalid (inf) | — |'"
 ok "full (no trace rows): the section says not run and what to run" \
    "section $tmp/full | grep -q '^Not run: .python3 tools/torch_decode.py.' && ! section $tmp/full | grep -q '^| measure |'"
 
