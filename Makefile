@@ -190,14 +190,33 @@ all: gpu-check
 # of the three runs (bin/median_rows), the report and charts made from those medians (the
 # gap histograms and timelines are the last run's), and the answer check's verdict beside
 # them (a claim that fails is kept as a finding, not hidden). Each run's rows stay in runs/.
-REF := answers/reference
+# Two things there are not made here and stay across regenerations (REF_KEEP): README.md, the
+# run told in words after it, and pytorch/, a PyTorch run on the same GPU (tools/torch_decode.py's
+# rows and printout; pytorch/README.md says how they are made). Its rows join the medians
+# before day12, so the reference report has the kit and PyTorch side by side.
+REF      := answers/reference
+REF_KEEP := README.md pytorch
 reference: gpu-check
-	rm -rf $(REF) && mkdir -p $(REF)/runs
+	$(MAKE) --no-print-directory reference-clear
 	for i in 1 2 3; do $(MAKE) --no-print-directory all; cp results/rows.tsv $(REF)/runs/rows_$$i.tsv || exit 1; done
 	$(BIN)/median_rows results/rows.tsv $(REF)/runs/rows_1.tsv $(REF)/runs/rows_2.tsv $(REF)/runs/rows_3.tsv
+	$(MAKE) --no-print-directory reference-pytorch
 	$(BIN)/$(filter day12_%,$(DAY_DIRS))
 	cp results/REPORT.md results/rows.tsv results/*.png $(REF)/
 	-$(BIN)/check_answers answers/claims.tsv results/rows.tsv > $(REF)/CHECK.txt
+# make reference's two steps around what it keeps (targets of their own, so tests/cpu/makefile.sh
+# runs them on a scratch copy): everything of the last reference goes but REF_KEEP; then the
+# PyTorch run's rows (day "trace") replace any in results/rows.tsv, or it says they are missing.
+reference-clear:
+	mkdir -p $(REF) && find $(REF) -mindepth 1 -maxdepth 1 $(foreach k,$(REF_KEEP),! -name $(k)) -exec rm -rf {} +
+	mkdir -p $(REF)/runs
+reference-pytorch: | results
+	@if [ -f $(REF)/pytorch/rows.tsv ]; then \
+	  awk -F'\t' '$$1 != "trace"' results/rows.tsv > results/rows.tsv.tmp && \
+	  awk -F'\t' '$$1 == "trace"' $(REF)/pytorch/rows.tsv >> results/rows.tsv.tmp && \
+	  mv results/rows.tsv.tmp results/rows.tsv && \
+	  echo "reference: the PyTorch run's $$(grep -c '^trace' $(REF)/pytorch/rows.tsv) rows from $(REF)/pytorch/rows.tsv"; \
+	else echo "reference: no $(REF)/pytorch/rows.tsv, so the report's Your PyTorch run says not run ($(REF)/pytorch/README.md: how to make it)"; fi
 
 # ---- machine set-up -------------------------------------------------------------------
 DEPS_PKGS := libstb-dev libcjson-dev zlib1g-dev
@@ -223,5 +242,5 @@ clean:
 	rm -rf build build-t4 bin
 
 .PHONY: all programs gpu-programs test test-gpu test-gpu-t4 dist deps deps-check gpu-check model clean bench check-answers \
-        reference report $(DAYS) day12 fuzz fuzz-build
+        reference reference-clear reference-pytorch report $(DAYS) day12 fuzz fuzz-build
 .DEFAULT_GOAL := all

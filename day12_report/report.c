@@ -18,8 +18,9 @@
  * did not run.
  *
  * Build and run:   make day12        (or: bin/day12_report after the days ran)
- * Reads:           results/rows.tsv (with bin/trace_stats --rows' rows: a section on your own
- *                  PyTorch run), results/gaps_<cfg>.tsv, results/timeline_*.png
+ * Reads:           results/rows.tsv (with the rows of tools/torch_decode.py, through
+ *                  bin/trace_stats --rows: a section on your own PyTorch run, beside the kit's),
+ *                  results/gaps_<cfg>.tsv, results/timeline_*.png
  * Writes:          results/REPORT.md and its PNG charts  ($KIT_RESULTS moves "results")
  * Expect:          one line per file written; a day that has not run shows up in the
  *                  report as "not run (make dayNN)", never as a blank or a zero, and a
@@ -34,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "report/chart.h"
+#include "hf_mirror.h"
 #include "parts.h"
 #include "report.h"
 #include "report/rows.h"
@@ -663,45 +665,94 @@ static void beyond_the_week(void) {
             cell(M("busy_graph_b1_d0"), "busy_graph_b1_d0", "%", "day11"));
 }
 
-/* ---- your PyTorch run: bin/trace_stats --rows, beside the kit's values ------------------ */
+/* ---- your PyTorch run: bin/trace_stats --rows, beside the kit's values ------------------
+ * One line per measure: the kit's row (its emulated HF eager step, batch 1), the row of the
+ * student's run (day "trace", written by tools/torch_decode.py through bin/trace_stats), and
+ * where the two differ and why. That last cell starts with the difference computed from the
+ * two rows; a line's `why`, once a run of both on one GPU has shown the cause, adds the
+ * sentence that explains it, computed from the rows as the table's why_* functions are (NULL:
+ * the difference alone). The values that need the step timed without the profiler say how to
+ * get it when it is missing; the others, "—" (not measured: the row's note says why). */
+typedef void (*WhyPair)(const Row *kit, const Row *yours, char *cell);   /* add()s clauses to cell */
+
+static const char TORCH_DECODE[] = "tools/torch_decode.py";
+
+/* "+3.1 points" for two shares, "1.98× the kit's" for two amounts of one unit; nothing else. */
+static void difference(const Row *kit, const Row *yours, char *cell) {
+    if (!kit || !yours || strcmp(kit->unit, yours->unit)) return;
+    if (!strcmp(kit->unit, "%")) add(cell, "%s%s points", yours->measured >= kit->measured ? "+" : "",
+                                     num(yours->measured - kit->measured));
+    else if (kit->measured > 0) add(cell, "%s× the kit's", num(yours->measured / kit->measured));
+}
+
+/* A row of the student's run that needed --tpot-ms and did not get it: absent (an older
+ * bin/trace_stats) or "-" with "no --tpot-ms" in its note. */
+static int no_tpot(const char *key) {
+    const Row *r = rows_find(rows, nrows, "trace", key, NULL);
+    return !r || (isnan(r->measured) && strstr(r->note, "no --tpot-ms"));
+}
+
 static void your_pytorch_run(void) {
-    static const struct { const char *item, *day, *kit, *yours; } lines[] = {
-        {"Kernels per step", "day10", "kernels_per_step", "trace_kernels_per_step"},
-        {"Launch calls per step", "day11", "launches_per_step_eager_b1_d%.0f", "trace_launches_per_step"},
-        {"Linear layers per step", "day10", "gemms_per_step", "trace_linear_per_step"},
-        {"Top 1 kernel / share", "day10", "top1_share", "trace_top1_share"},
-        {"Top 2 kernel / share", "day10", "top2_share", "trace_top2_share"},
-        {"Top 3 kernel / share", "day10", "top3_share", "trace_top3_share"},
-        {"Kernel time per step (overlaps merged)", "day11", "gpu_ms_per_step_eager_b1_d%.0f", "trace_gpu_ms_per_step"},
-        {"GPU busy ratio on the traced timeline (union ÷ span)", "day11", "busy_traced_eager_b1_d%.0f", "trace_busy"},
-        {"Gaps per step", "day11", "gaps_per_step_eager_b1_d%.0f", "trace_gaps_per_step"},
-        {"Typical gap (median)", "day11", "gap_median_us_eager_b1_d%.0f", "trace_gap_median_us"},
-        {"Gap p90", "day11", "gap_p90_us_eager_b1_d%.0f", "trace_gap_p90_us"},
-        {"Host-bound gap time (whole gaps)", "day11", "host_bound_eager_b1_d%.0f", "trace_host_bound_gaps"},
-        {"Host-bound gap time (only the part before the launch call began)", NULL, NULL, "trace_host_bound"},
-        {"Launch call", "day11", "launch_api_us_eager_b1_d%.0f", "trace_launch_api_us"},
-        {"Host time from one launch call to the next", NULL, NULL, "trace_cpu_per_launch_us"},
-        {"Host time per launch beyond the call (`--dispatch-us`)", "day11", "dispatch_us", "trace_dispatch_us"},
+    static const struct { const char *item, *day, *kit, *yours; int needs_tpot; WhyPair why; } lines[] = {
+        {"Decode step (TPOT), timed without a profiler", "day11", "tpot_ms_eager_b1_d%.0f", "trace_tpot_ms_untraced", 1, NULL},
+        {"Decode step under the profiler", "day10", "tpot_ms_traced", "trace_tpot_ms_traced", 0, NULL},
+        {"The profiler's cost (traced step ÷ untraced − 1)", "day10", "profiler_overhead_pct", "trace_tracer_pct", 1, NULL},
+        {"The profiler's cost per launch (the kit's: bare C launches)", "day11", "tracer_us_per_launch",
+         "trace_tracer_us_per_launch", 1, NULL},
+        {"GPU busy ratio of the step as it runs (kernel time ÷ untraced TPOT)", "day11", "busy_eager_b1_d%.0f",
+         "trace_busy_untraced", 1, NULL},
+        {"Kernels per step", "day10", "kernels_per_step", "trace_kernels_per_step", 0, NULL},
+        {"Launch calls per step", "day11", "launches_per_step_eager_b1_d%.0f", "trace_launches_per_step", 0, NULL},
+        {"Linear layers per step", "day10", "gemms_per_step", "trace_linear_per_step", 0, NULL},
+        {"Top 1 kernel / share", "day10", "top1_share", "trace_top1_share", 0, NULL},
+        {"Top 2 kernel / share", "day10", "top2_share", "trace_top2_share", 0, NULL},
+        {"Top 3 kernel / share", "day10", "top3_share", "trace_top3_share", 0, NULL},
+        {"Kernel time per step (overlaps merged)", "day11", "gpu_ms_per_step_eager_b1_d%.0f", "trace_gpu_ms_per_step", 0, NULL},
+        {"GPU busy ratio on the traced timeline (union ÷ span)", "day11", "busy_traced_eager_b1_d%.0f", "trace_busy", 0, NULL},
+        {"Gaps per step", "day11", "gaps_per_step_eager_b1_d%.0f", "trace_gaps_per_step", 0, NULL},
+        {"Typical gap (median)", "day11", "gap_median_us_eager_b1_d%.0f", "trace_gap_median_us", 0, NULL},
+        {"Gap p90", "day11", "gap_p90_us_eager_b1_d%.0f", "trace_gap_p90_us", 0, NULL},
+        {"Host-bound gap time (whole gaps)", "day11", "host_bound_eager_b1_d%.0f", "trace_host_bound_gaps", 0, NULL},
+        {"Host-bound gap time (only the part before the launch call began)", NULL, NULL, "trace_host_bound", 0, NULL},
+        {"Launch call", "day11", "launch_api_us_eager_b1_d%.0f", "trace_launch_api_us", 0, NULL},
+        {"Host time from one launch call to the next", NULL, NULL, "trace_cpu_per_launch_us", 0, NULL},
+        {"Host time per launch beyond the call (`--dispatch-us`)", "day11", "dispatch_us", "trace_dispatch_us", 0, NULL},
     };
     const Row *steps = got("trace_steps");
-    if (!steps) return;
-    fprintf(out, "## Your PyTorch run\n\n%s, read by `bin/trace_stats --rows` with the definitions and the code of "
-                 "day10 and day11. The kit's column is its emulated HF eager decode (batch 1, %s µs of host busy-wait "
-                 "per launch): where the two differ, the emulated dispatcher is not your run's. Both busy ratios are "
-                 "read off a traced timeline; the headline busy ratio divides the kernel time by the TPOT measured "
-                 "without a profiler (for your run: kernel time per step ÷ your decode step timed without the "
-                 "profiler).\n\n| measure | the kit (emulated HF eager, batch 1) | your PyTorch run |\n|---|---|---|\n",
-            steps->note, num(dispatch_us()));
+    fprintf(out, "## Your PyTorch run\n\n");
+    if (!steps) {
+        fprintf(out, "Not run: `python3 %s` (README.md, \"Your own PyTorch run\") times Hugging Face's own decode step "
+                     "without a profiler, profiles it with torch.profiler and reads the trace with `bin/trace_stats`, "
+                     "so its numbers stand here beside the kit's. The kit's eager step mirrors " EAGER_MIRRORS ".\n\n",
+                TORCH_DECODE);
+        return;
+    }
+    fprintf(out, "Your run: %s; read by `bin/trace_stats --rows` with the definitions and the code of day10 and day11. "
+                 "The kit's eager step mirrors the decode step of " EAGER_MIRRORS ", kernel for kernel (the course's "
+                 "fixture trace); other versions may launch other kernels. The kit's column is its emulated HF eager "
+                 "decode (batch 1, %s µs of host busy-wait per launch): where the two differ, the emulated dispatcher "
+                 "is not your run's. The busy ratio of the step as it runs divides the kernel time per step by the "
+                 "step timed without a profiler (`%s` times it the lesson's bench() way and passes it as "
+                 "`--tpot-ms`); the one on the traced timeline divides by a step the profiler slowed down.\n\n"
+                 "| measure | the kit (emulated HF eager, batch 1) | your PyTorch run | where they differ and why |\n"
+                 "|---|---|---|---|\n", steps->note, num(dispatch_us()), TORCH_DECODE);
     for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++) {
         const Row *rs[2] = {lines[i].kit ? got(D(lines[i].kit)) : NULL, got(lines[i].yours)};
-        char cells[2][640], part[64];
+        char cells[2][640], part[64], why[640] = "";
+        const Row *raw[2] = {lines[i].kit ? rows_find(rows, nrows, NULL, D(lines[i].kit), NULL) : NULL,
+                             rows_find(rows, nrows, "trace", lines[i].yours, NULL)};
         for (int j = 0; j < 2; j++) {
             if (rs[j] && strstr(rs[j]->key, "_share")) top_cell(rs[j], cells[j], sizeof cells[j], part);
             else if (rs[j]) snprintf(cells[j], sizeof cells[j], "%s", with_unit(rs[j]->measured, rs[j]->unit));
+            else if (raw[j] && isinf(raw[j]->measured)) snprintf(cells[j], sizeof cells[j], "%s", invalid(raw[j]->measured));
             else if (j == 0 && lines[i].day) snprintf(cells[j], sizeof cells[j], "not run (make %s)", lines[i].day);
+            else if (j == 1 && lines[i].needs_tpot && no_tpot(lines[i].yours))
+                snprintf(cells[j], sizeof cells[j], "not measured (run %s)", TORCH_DECODE);
             else snprintf(cells[j], sizeof cells[j], "—");
         }
-        fprintf(out, "| %s | %s | %s |\n", lines[i].item, cells[0], cells[1]);
+        difference(rs[0], rs[1], why);
+        if (lines[i].why && rs[0] && rs[1]) lines[i].why(rs[0], rs[1], why);
+        fprintf(out, "| %s | %s | %s | %s |\n", lines[i].item, cells[0], cells[1], *why ? why : "—");
     }
     if (got("trace_dispatch_us"))
         fprintf(out, "\nTo emulate your run's host cost on the kit: `bin/day09_ttft_tpot --dispatch-us %.0f` and "

@@ -64,7 +64,14 @@ done
 
 # the host tools: values and words
 refuses tokenize "tokenize: --tokenizer needs a value (a tokenizer.json)" --tokenizer
-refuses trace_stats "trace_stats: no trace given (usage: bin/trace_stats [--rows] FILE.json[.gz])" --rows
+refuses trace_stats "trace_stats: no trace given (usage: bin/trace_stats [--rows] [--tpot-ms MS] [--label TEXT] FILE.json[.gz])" --rows
+t="the decode step in ms, timed without the profiler: tools/torch_decode.py prints it as tpot_ms="
+for x in 0 -20 nan inf 20ms 1e9; do
+  refuses trace_stats "trace_stats: --tpot-ms $x: give a number from 0.001 to 60000 ($t)" --tpot-ms $x a.json
+done
+refuses trace_stats "trace_stats: --label has 121 characters: give 1 to 120 (it goes into each row's note)" \
+  --label "$(printf 'x%.0s' $(seq 121))" a.json
+refuses trace_stats "trace_stats: --label has 0 characters: give 1 to 120 (it goes into each row's note)" --label "" a.json
 refuses trace_stats "trace_stats: one trace at a time: a.json and b.json" a.json b.json
 refuses check_answers "check_answers: claims.tsv and rows.tsv wanted, 1 given (usage: bin/check_answers answers/claims.tsv results/rows.tsv [--mine FILE])" claims.tsv
 refuses check_answers "check_answers: --mine needs a value (a file of your numbers, one a line)" claims.tsv rows.tsv --mine

@@ -8,6 +8,8 @@
 #   - make dist, in a small copy of the kit: in a git clone, the last commit, and one line naming
 #     each file not committed; with no .git (an unpacked kit.tar.gz), or inside another
 #     repository, the folder as it is less build outputs and hidden folders; all under kit/.
+#   - make reference keeps answers/reference/README.md and pytorch/ and feeds pytorch/rows.tsv
+#     to day12 (its recipe from make's database; its two steps on a scratch copy).
 cd "$(dirname "$0")/../.."
 unset MAKEFLAGS MFLAGS MAKELEVEL   # the make test that runs this: its variables and jobserver stay there
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
@@ -83,6 +85,33 @@ if command -v git >/dev/null; then
 else
   fail=$((fail + 1)); echo "FAIL: make dist's checks need git (apt-get install -y git)"
 fi
+
+# make reference keeps answers/reference/README.md and pytorch/ (a PyTorch run's rows and
+# printout) and feeds those rows to day12: its recipe, from make's database, clears through
+# reference-clear (no rm -rf of the whole folder) and adds them through reference-pytorch before
+# day12; both steps run for real on a scratch copy (REF, and a results/ of its own).
+make -pRrq 2>/dev/null | awk '/^reference:/ {on = 1; next} on && /^#/ {next} on && /^[^\t]/ {exit} on' > $tmp/recipe
+ok "make reference: no rm -rf of answers/reference in its recipe" "[ -s $tmp/recipe ] && ! grep -qE 'rm -rf [^ ]*REF' $tmp/recipe"
+ok "make reference: reference-clear first, then the runs; reference-pytorch after the medians, before day12" \
+   "awk '/reference-clear/ {a = NR} /median_rows/ {b = NR} /reference-pytorch/ {c = NR} /day12_/ && !d {d = NR} END {exit !(a && a < b && b < c && c < d)}' $tmp/recipe"
+r=$tmp/refkit
+mkdir -p "$r/answers/reference/pytorch" "$r/answers/reference/runs" "$r/results" && cp Makefile "$r/"
+ref=$r/answers/reference
+for f in README.md REPORT.md rows.tsv CHECK.txt busy.png runs/rows_1.tsv pytorch/README.md pytorch/torch_decode.txt; do echo "$f" > "$ref/$f"; done
+printf 'day\tkey\ttheory\tmeasured\tunit\tnote\ntrace\ttrace_tpot_ms_untraced\t-\t20.5\tms\ttorch 2.11, transformers 5.17, NVIDIA H200\ntrace\ttrace_busy_untraced\t-\t10.8\t%%\tx\n' > "$ref/pytorch/rows.tsv"
+printf 'day\tkey\ttheory\tmeasured\tunit\tnote\nday09\ttpot_ms\t0.457\t21.6\tms\tx\ntrace\ttrace_busy_untraced\t-\t50\t%%\tan older run of your own\n' > "$r/results/rows.tsv"
+make -C "$r" --no-print-directory reference-clear > $tmp/out 2>&1; rc=$?
+ok "reference-clear: keeps README.md and pytorch/ whole, removes the rest, leaves runs/ empty" \
+   "[ $rc = 0 ] && [ \"\$(cd $ref && find . -type f | LC_ALL=C sort | tr '\n' ' ')\" = './README.md ./pytorch/README.md ./pytorch/rows.tsv ./pytorch/torch_decode.txt ' ] && [ -d $ref/runs ] && [ -z \"\$(ls -A $ref/runs)\" ] && [ \"\$(cat $ref/README.md)\" = README.md ]"
+make -C "$r" --no-print-directory reference-pytorch > $tmp/out 2>&1; rc=$?
+ok "reference-pytorch: the PyTorch rows replace results/rows.tsv's day trace, the other days stay" \
+   "[ $rc = 0 ] && grep -q 'the PyTorch run.s 2 rows' $tmp/out && [ \"\$(cut -f1,2,4 $r/results/rows.tsv | tr '\t\n' ',,')\" = 'day,key,measured,day09,tpot_ms,21.6,trace,trace_tpot_ms_untraced,20.5,trace,trace_busy_untraced,10.8,' ]"
+rm "$ref/pytorch/rows.tsv"; cp "$r/results/rows.tsv" $tmp/before.tsv
+make -C "$r" --no-print-directory reference-pytorch > $tmp/out 2>&1; rc=$?
+ok "reference-pytorch without pytorch/rows.tsv: says so, the rows untouched" \
+   "[ $rc = 0 ] && grep -q 'no answers/reference/pytorch/rows.tsv, so the report.s Your PyTorch run says not run' $tmp/out && cmp -s $tmp/before.tsv $r/results/rows.tsv"
+ok "answers/reference/pytorch/README.md is committed and gives the command that fills the folder" \
+   "grep -q 'KIT_RESULTS=answers/reference/pytorch python3 tools/torch_decode.py --random' answers/reference/pytorch/README.md"
 
 echo "makefile: $pass passed, $fail failed"
 [ $fail = 0 ]

@@ -1,7 +1,7 @@
 #!/bin/bash
-# day12's report on five rows files: every row (tests/data/rows_full.tsv), some days
-# missing, none, rows measured inf, and persistent mode refused by day09 (its reason in
-# persistent_not_run). The program must exit 0; the table must be there,
+# day12's report on seven rows files: every row (tests/data/rows_full.tsv), some days
+# missing, none, rows measured inf, persistent mode refused by day09 (its reason in
+# persistent_not_run), and every row with your PyTorch run's, with and without its untraced TPOT. The program must exit 0; the table must be there,
 # say "not run (make dayNN)" exactly where a row is missing, "invalid (inf)" where a row is
 # not a finite number (never banded), and never hold a blank, "nan" or "inf" cell; every
 # image it links must sit beside it under a relative name.
@@ -125,6 +125,48 @@ common_checks $tmp/refused refused
 ok "refused: no 'not run' in the table (persistent is not one of its items)" "! table $tmp/refused | grep -q 'not run'"
 ok "refused: beyond the week gives day09's reason" "grep -q 'Beyond the week: one kernel per step.*Not run (day09): persistent mode needs an sm_90 GPU and kernels built for it; these kernels were built for an older GPU\$' $tmp/refused/REPORT.md"
 ok "refused: items and not_run as without the row" "grep -q 'items=$(items | wc -l) not_run=0 ' $tmp/refused/out.txt"
+
+# 7. your PyTorch run (day "trace" rows, as tools/torch_decode.py writes them through
+# bin/trace_stats --rows): with the untraced TPOT, the section fills the TPOT, busy and tracer
+# lines beside the kit's and says which versions made the run; without it (no --tpot-ms: "-"
+# with the reason), those lines say not measured and what to run; with no trace rows at all,
+# the section says not run. Made by hand here; tests/cpu/trace_stats.sh does it from a real trace.
+trace_rows() {   # trace_rows TPOT: the rows of a run whose untraced TPOT is TPOT ms (- = not given)
+  local n="torch 2.11, transformers 5.17, NVIDIA H200, random fp16 weights; hf_trace.json, median of 3 ProfilerSteps"
+  local why="not measured: no --tpot-ms: tools/torch_decode.py times the step without the profiler and passes it"
+  printf 'trace\t%s\t-\t%s\t%s\t%s\n' trace_steps 3 count "$n" trace_kernels_per_step 925 count "$n" \
+    trace_gpu_ms_per_step 2.2 ms "$n" trace_busy 8.9 % "$n" trace_tpot_ms_traced 25 ms "$n"
+  if [ "$1" = - ]; then
+    for k in tpot_ms_untraced:ms busy_untraced:% tracer_pct:% tracer_us_per_launch:us; do
+      printf 'trace\ttrace_%s\t-\t-\t%s\t%s; %s\n' "${k%%:*}" "${k#*:}" "$n" "$why"; done
+  else
+    printf 'trace\t%s\t-\t%s\t%s\t%s\n' trace_tpot_ms_untraced "$1" ms "$n" trace_busy_untraced \
+      "$(awk "BEGIN {print 100 * 2.2 / $1}")" % "$n" trace_tracer_pct "$(awk "BEGIN {print 100 * (25 / $1 - 1)}")" % "$n"
+  fi
+}
+section() { sed -n '/^## Your PyTorch run/,/^## /p' "$1/REPORT.md"; }
+mkdir -p $tmp/torch $tmp/torch_no_tpot
+{ cat $full; trace_rows 20; } > $tmp/torch/rows.tsv
+{ cat $full; trace_rows -; } > $tmp/torch_no_tpot/rows.tsv
+run $tmp/torch; run $tmp/torch_no_tpot
+common_checks $tmp/torch torch
+ok "torch: the run's label, and the versions the kit's eager step mirrors" \
+   "section $tmp/torch | grep -q '^Your run: torch 2.11, transformers 5.17, NVIDIA H200, random fp16 weights;' && section $tmp/torch | grep -q 'mirrors the decode step of transformers 5.17 with torch 2.11'"
+ok "torch: the untraced TPOT beside the kit's (day11, d40)" "section $tmp/torch | grep -q '^| Decode step (TPOT), timed without a profiler | 21.5 ms | 20 ms | 0.929× the kit.s |'"
+ok "torch: the busy ratio of the step as it runs, 2.2 / 20 ms" "section $tmp/torch | grep -q '^| GPU busy ratio of the step as it runs (kernel time ÷ untraced TPOT) | 7.06% | 11% | +3.94 points |'"
+ok "torch: the tracer's cost, 25 / 20 ms - 1" "section $tmp/torch | grep -q '^| The profiler.s cost (traced step ÷ untraced − 1) | 29.5% | 25% | -4.50 points |'"
+ok "torch: a line with a row on one side only: — for the difference" "section $tmp/torch | grep -q '^| Launch calls per step | 468 | — | — |'"
+ok "torch: no blank or nan cell, four columns" "! section $tmp/torch | grep -qE '\\|  *\\||\\bnan\\b' && [ \$(section $tmp/torch | grep -c '^| .* | .* | .* | .* |\$') -ge 20 ]"
+ok "torch, no --tpot-ms: TPOT, busy and the tracer's cost say not measured and what to run" \
+   "[ \$(section $tmp/torch_no_tpot | grep -c '| not measured (run tools/torch_decode.py) | — |\$') = 4 ]"
+ok "torch, no --tpot-ms: the traced step is still there" "section $tmp/torch_no_tpot | grep -q '^| Decode step under the profiler | 5.14 ms | 25 ms |'"
+mkdir -p $tmp/torch_inf
+sed -E 's/^(trace\ttrace_tpot_ms_traced\t-\t)[^\t]*/\1inf/' $tmp/torch/rows.tsv > $tmp/torch_inf/rows.tsv
+run $tmp/torch_inf
+ok "torch, a row of the run measured inf: invalid (inf), no difference computed" \
+   "section $tmp/torch_inf | grep -q '^| Decode step under the profiler | 5.14 ms | invalid (inf) | — |'"
+ok "full (no trace rows): the section says not run and what to run" \
+   "section $tmp/full | grep -q '^Not run: .python3 tools/torch_decode.py.' && ! section $tmp/full | grep -q '^| measure |'"
 
 # 6. a results folder that is not there: one sentence, exit 1
 KIT_RESULTS=$tmp/absent $bin >$tmp/absent.txt 2>&1; rc=$?

@@ -6,7 +6,10 @@
 # kit's values; (2a, 2c) values the trace cannot give (no launch calls) are "-" with why,
 # in rows.tsv too, and day12 shows them as not measured; (2b) control characters in names
 # stay inside their key=value; (2d) overlapping step windows are read in one sweep; (2e)
-# absurd times are warned of; (3) bad input through bin/trace_stats and the AddressSanitizer
+# absurd times are warned of; (2f) --tpot-ms: the busy ratio of the step as it runs and the
+# tracer's cost against the fixtures' own CPU-side step times and expected.txt's kernel time,
+# a TPOT below the kernel time refused, --label in the notes, and day12's section with and
+# without them; (3) bad input through bin/trace_stats and the AddressSanitizer
 # build of the reader ($BUILD/asan/trace_check): exit 1 and exactly one "error:" sentence
 # naming the file and what is wrong, never a crash; (3b) memory stays bounded whatever one
 # value holds; (4) the ASan sweep: every prefix and many one-byte changes of a small trace
@@ -66,11 +69,12 @@ else
   # ---- 2. --rows, and day12's section ------------------------------------------------------
   mkdir -p "$tmp/res" && cp tests/data/rows_full.tsv "$tmp/res/rows.tsv"
   KIT_RESULTS=$tmp/res bin/day12_report >/dev/null 2>&1
-  ok "day12 without trace rows: no 'your PyTorch run' section" "! grep -q 'PyTorch run' $tmp/res/REPORT.md"
+  ok "day12 without trace rows: the section says not run, and what to run" \
+     "sed -n '/^## Your PyTorch run/,\$p' $tmp/res/REPORT.md >$tmp/sec0.md && grep -q '^Not run: .python3 tools/torch_decode.py.' $tmp/sec0.md && ! grep -q '^| measure |' $tmp/sec0.md"
   KIT_RESULTS=$tmp/res $bin --rows "$fix/trace_hf_eager_b1.json" >"$tmp/rows_out.txt" 2>&1
   KIT_RESULTS=$tmp/res $bin --rows "$fix/trace_hf_eager_b1.json" >/dev/null 2>&1
   ntrace=$(grep -c '^trace	trace_' "$tmp/res/rows.tsv")
-  ok "--rows twice: 17 rows of day trace, not 34 ($ntrace)" "[ $ntrace = 17 ]"
+  ok "--rows twice: 22 rows of day trace, not 44 ($ntrace)" "[ $ntrace = 22 ]"
   ok "--rows keeps the other days' rows" "[ \$(grep -vc '^trace	' $tmp/res/rows.tsv) = \$(grep -c . tests/data/rows_full.tsv) ]"
   ok "--rows: busy in %, top1 with its name and part" "grep -qP '^trace\ttrace_busy\t-\t8\\.89\\d*\t%\t' $tmp/res/rows.tsv && grep -qP '^trace\ttrace_top1_share\t-\t26\\.9\\d*\t%\tnvjet_sm90_hsh_64x8_64x16_4x1_v_bz_TNT -> linear' $tmp/res/rows.tsv"
   KIT_RESULTS=$tmp/res bin/day12_report >/dev/null 2>&1
@@ -93,11 +97,71 @@ else
   ok "no launch calls: launches, host_bound, host_bound_gaps, the launch times: - with why, none 0" \
     "[ \$(grep -cE '^(launches|host_bound|host_bound_gaps|cpu_per_launch_us|launch_call_us|dispatch_us)=- \\(not measured: no cuda_runtime/cuda_driver launch call' $tmp/noapi.txt) = 6 ] && ! grep -qE '^(launches|host_bound|host_bound_gaps)=0' $tmp/noapi.txt && ! grep -q 'dispatch-us' $tmp/noapi.txt"
   ok "no launch calls: rows.tsv holds - for them, the note says why" \
-    "grep -qP '^trace\\ttrace_host_bound\\t-\\t-\\t%\\tnoapi.json, median of 3 ProfilerSteps; not measured: no cuda_runtime' $tmp/res2/rows.tsv && [ \$(grep -cP '^trace\\t[a-z_]+\\t-\\t-\\t' $tmp/res2/rows.tsv) = 6 ]"
+    "grep -qP '^trace\\ttrace_host_bound\\t-\\t-\\t%\\tnoapi.json, median of 3 ProfilerSteps; not measured: no cuda_runtime' $tmp/res2/rows.tsv && [ \$(grep -cP '^trace\\t[a-z_]+\\t-\\t-\\t.*not measured: no cuda_runtime' $tmp/res2/rows.tsv) = 6 ]"
   KIT_RESULTS=$tmp/res2 bin/day12_report >/dev/null 2>&1
   sec=$(sed -n '/^## Your PyTorch run/,$p' "$tmp/res2/REPORT.md")
   ok "no launch calls: day12 shows them as not measured (—), not 0" \
     "echo \"\$sec\" | grep -qE '^\\| Launch calls per step \\| [0-9]+ \\| — \\|' && echo \"\$sec\" | grep -qE '^\\| Host-bound gap time \\(whole gaps\\) \\| [0-9.]+% \\| — \\|' && echo \"\$sec\" | grep -q '^| Kernels per step | [0-9]* | 925 |' && ! echo \"\$sec\" | grep -qE '\\| 0%? \\|\$'"
+
+  # ---- 2f. --tpot-ms: the step as it runs against the step under the profiler -----------------
+  # The traced step, independently of the kit's reader: the median "dur" of the CPU-side
+  # (user_annotation) ProfilerStep events, read off the JSON text with grep; the kernel time
+  # per step from expected.txt. busy_untraced = gpu_us / X; tracer_pct = traced / X - 1.
+  cpu_steps_ms() { grep -A1 '"cat": "user_annotation", "name": "ProfilerStep#' | grep -oE '"dur": [0-9.]+' |
+                   awk '{print $2 / 1000}' | sort -g | awk '{v[NR] = $1} END {print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
+  near() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN {exit !(a != "" && b != "" && (a - b)^2 <= t^2)}'; }
+  val() { awk -F= -v k="$1" '$1 == k {print $2; exit}' "$2"; }
+  traced=$(cpu_steps_ms <"$fix/trace_hf_eager_b1.json")
+  gpu_us=$(val gpu_us "$fix/expected.txt")
+  label="torch 2.11, transformers 5.17, NVIDIA H200, random fp16 weights"
+  mkdir -p "$tmp/res3" && cp tests/data/rows_full.tsv "$tmp/res3/rows.tsv"
+  KIT_RESULTS=$tmp/res3 $bin --rows --tpot-ms 20 --label "$label" "$fix/trace_hf_eager_b1.json" >"$tmp/tpot.txt" 2>"$tmp/tpot.err"; rc=$?
+  ok "--tpot-ms 20: exit 0, no warning" "[ $rc = 0 ] && [ ! -s $tmp/tpot.err ]"
+  ok "--tpot-ms 20: tpot_ms_untraced=20" "grep -qx 'tpot_ms_untraced=20' $tmp/tpot.txt"
+  ok "--tpot-ms 20: tpot_ms_traced=$(val tpot_ms_traced $tmp/tpot.txt), the JSON's CPU-side steps $traced ms" \
+     "[ -n '$traced' ] && near \"\$(val tpot_ms_traced $tmp/tpot.txt)\" $traced 0.005"
+  ok "--tpot-ms 20: busy_untraced=$(val busy_untraced $tmp/tpot.txt) = expected.txt's gpu_us $gpu_us / 20 ms" \
+     "near \"\$(val busy_untraced $tmp/tpot.txt)\" \$(awk 'BEGIN {print $gpu_us / 1000 / 20}') 0.0005"
+  ok "--tpot-ms 20: tracer_pct=$(val tracer_pct $tmp/tpot.txt) = ($traced / 20 - 1) x 100" \
+     "near \"\$(val tracer_pct $tmp/tpot.txt)\" \$(awk 'BEGIN {print 100 * ($traced / 20 - 1)}') 0.05"
+  ok "--tpot-ms 20: tracer_us_per_launch=$(val tracer_us_per_launch $tmp/tpot.txt) = ($traced - 20) ms / $(val launches $tmp/tpot.txt) launches" \
+     "near \"\$(val tracer_us_per_launch $tmp/tpot.txt)\" \$(awk -v n=\"\$(val launches $tmp/tpot.txt)\" 'BEGIN {print ($traced - 20) * 1000 / n}') 0.01"
+  ok "--rows --tpot-ms: the five rows, the label in their notes" \
+     "grep -qP '^trace\ttrace_tpot_ms_untraced\t-\t20\tms\t\Q$label\E; trace_hf_eager_b1.json, median of 3 ProfilerSteps; the decode step timed without' $tmp/res3/rows.tsv && grep -qP '^trace\ttrace_busy_untraced\t-\t11\.0\d*\t%\t' $tmp/res3/rows.tsv && grep -qP '^trace\ttrace_tpot_ms_traced\t-\t25\.2\d*\tms\t' $tmp/res3/rows.tsv && grep -qP '^trace\ttrace_tracer_pct\t-\t26\.\d*\t%\t' $tmp/res3/rows.tsv && grep -qP '^trace\ttrace_tracer_us_per_launch\t-\t5\.6\d*\tus\t' $tmp/res3/rows.tsv"
+  ok "--rows --tpot-ms: the label in trace_steps' note" "grep -qP '^trace\ttrace_steps\t-\t3\tcount\t\Q$label\E; trace_hf_eager_b1.json' $tmp/res3/rows.tsv"
+  # the other host's trace: a slower host, the same kernels
+  traced2=$(gzip -dc "$fix/trace_hf_eager_b1_host2.json.gz" | cpu_steps_ms)
+  $bin --tpot-ms 100 "$fix/trace_hf_eager_b1_host2.json.gz" >"$tmp/tpot2.txt" 2>&1
+  ok "host2 --tpot-ms 100: tpot_ms_traced=$(val tpot_ms_traced $tmp/tpot2.txt), the JSON's $traced2 ms (4 digits); busy_untraced = $(val gpu_us $fix/expected_host2.txt) us / 100 ms" \
+     "near \"\$(val tpot_ms_traced $tmp/tpot2.txt)\" $traced2 0.05 && near \"\$(val busy_untraced $tmp/tpot2.txt)\" \$(awk 'BEGIN {print $(val gpu_us $fix/expected_host2.txt) / 1000 / 100}') 0.0005"
+  # without --tpot-ms: the traced step is measured, the rest is not, never 0
+  ok "no --tpot-ms: tpot_ms_traced measured, the four others - with why" \
+     "near \"\$(val tpot_ms_traced $tmp/out.txt)\" $traced 0.005 && [ \$(grep -cE '^(tpot_ms_untraced|busy_untraced|tracer_pct|tracer_us_per_launch)=- \\(not measured: no --tpot-ms: tools/torch_decode.py' $tmp/out.txt) = 4 ]"
+  ok "no --tpot-ms, --rows: those rows are -, their notes say why" \
+     "[ \$(grep -cP '^trace\t(trace_tpot_ms_untraced|trace_busy_untraced|trace_tracer_pct|trace_tracer_us_per_launch)\t-\t-\t[^\t]*\t.*not measured: no --tpot-ms' $tmp/res/rows.tsv) = 4 ] && grep -qP '^trace\ttrace_tpot_ms_traced\t-\t25\.2' $tmp/res/rows.tsv"
+  # a TPOT below the kernel time is impossible: an error, nothing written, never a busy over 100%
+  cp "$tmp/res3/rows.tsv" "$tmp/res3/before.tsv"
+  KIT_RESULTS=$tmp/res3 $bin --rows --tpot-ms 2 "$fix/trace_hf_eager_b1.json" >"$tmp/low.txt" 2>"$tmp/low.err"; rc=$?
+  ok "--tpot-ms 2 < 2.218 ms of kernels: exit 1, one error naming both" \
+     "[ $rc = 1 ] && [ \$(grep -c . $tmp/low.err) = 1 ] && grep -q '^error: .*trace_hf_eager_b1.json: --tpot-ms 2 is less than the trace.s kernel time per step, 2.218 ms' $tmp/low.err"
+  ok "--tpot-ms 2: no busy printed, rows.tsv untouched" "! grep -q busy_untraced $tmp/low.txt && cmp -s $tmp/res3/rows.tsv $tmp/res3/before.tsv"
+  $bin --tpot-ms 2.218 "$fix/trace_hf_eager_b1.json" >"$tmp/edge.txt" 2>&1; rc=$?
+  ok "--tpot-ms at the kernel time (2.218 ms, rounded up by the 4 digits): busy_untraced at most 1" \
+     "{ [ $rc = 0 ] && awk -F= '\$1 == \"busy_untraced\" {exit !(\$2 <= 1)}' $tmp/edge.txt; } || { [ $rc = 1 ] && grep -q 'less than the trace' $tmp/edge.txt; }"
+
+  # day12's section: the untraced TPOT and the busy ratio of the step as it runs, or not measured
+  KIT_RESULTS=$tmp/res3 bin/day12_report >/dev/null 2>&1
+  sec=$(sed -n '/^## Your PyTorch run/,$p' "$tmp/res3/REPORT.md")
+  ok "day12 with --tpot-ms: the label says what made the run" "echo \"\$sec\" | grep -qF '$label'"
+  ok "day12 with --tpot-ms: TPOT untraced, the kit's beside 20 ms" "echo \"\$sec\" | grep -qE '^\\| Decode step \\(TPOT\\), timed without a profiler \\| [0-9.]+ ms \\| 20 ms \\|'"
+  ok "day12 with --tpot-ms: the busy ratio of the step as it runs, 11.1%" "echo \"\$sec\" | grep -qE '^\\| GPU busy ratio of the step as it runs .* \\| [0-9.]+% \\| 11.1% \\|'"
+  ok "day12 with --tpot-ms: the tracer's cost, 26.2%" "echo \"\$sec\" | grep -qE '^\\| The profiler.s cost .*\\| 26.2% \\|'"
+  ok "day12: names the versions the kit's eager step mirrors" "echo \"\$sec\" | grep -q 'transformers 5.17 with torch 2.11'"
+  ok "day12 with --tpot-ms: no blank or nan cell" "! echo \"\$sec\" | grep -qiE '\\|  *\\||\\bnan\\b'"
+  sec=$(sed -n '/^## Your PyTorch run/,$p' "$tmp/res/REPORT.md")
+  ok "day12 without --tpot-ms: the TPOT and busy rows say not measured, with the script to run" \
+     "echo \"\$sec\" | grep -qE '^\\| Decode step \\(TPOT\\), timed without a profiler \\| .* \\| not measured \\(run tools/torch_decode.py\\) \\|' && echo \"\$sec\" | grep -qE '^\\| GPU busy ratio of the step as it runs .* \\| not measured \\(run tools/torch_decode.py\\) \\|'"
+  ok "day12 without --tpot-ms: the traced step is there" "echo \"\$sec\" | grep -qE '^\\| Decode step under the profiler .* \\| 25.2 ms \\|'"
 fi
 
 # ---- 2b. text from the trace stays inside its key=value ----------------------------------------
