@@ -35,7 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "report/chart.h"
-#include "hf_mirror.h"
+#include "model/eager_ops.h"
 #include "parts.h"
 #include "report.h"
 #include "report/rows.h"
