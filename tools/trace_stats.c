@@ -34,6 +34,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "args.h"
+#include "gpu/dispatch.h"
 #include "report/rows.h"
 #include "measure/trace_json.h"
 #include "measure/trace_steps.h"
@@ -41,8 +42,11 @@
 
 static const char USAGE[] =
     "usage: bin/trace_stats [--rows] FILE.json[.gz]\n"
+    "       bin/trace_stats --dispatch-table FILE.json[.gz]\n"
     "  FILE   a torch.profiler trace (prof.export_chrome_trace) or the kit's results/trace_*.json\n"
     "  --rows also write the medians to results/rows.tsv (day \"trace\") for day12's report\n"
+    "  --dispatch-table  print only the distribution of the host time between launch calls as the\n"
+    "         C table of common/gpu/dispatch.c (what the kit's emulated dispatcher draws from)\n"
     "Prints key=value lines per ProfilerStep and their medians; errors: one line, exit 1.\n";
 
 /* " key=v" (sep first), "-" for a value not defined in the window. */
@@ -98,12 +102,26 @@ static void write_rows(const char *path, const TraceStats *s) {
     printf("rows=%s/rows.tsv day=trace rows=%d\n", results_dir(), 1 + (int)(sizeof ROWS / sizeof ROWS[0]) + s->ntop);
 }
 
+/* --dispatch-table: the shape of the trace's host time between launch calls, as the C
+ * initializer common/gpu/dispatch.c holds (gpu/dispatch.h: how it is measured and drawn). */
+static int dispatch_table(const char *path) {
+    DispatchShape s;
+    char err[1024];
+    if (dispatch_shape_from_trace(path, &s, err, sizeof err)) die("%s", err);
+    printf("    /* %s: p90 %.1f us, %.2fx the median; mean %.2fx the median */\n", s.source,
+           s.median_us * dispatch_quantile(&s, 90), dispatch_quantile(&s, 90), dispatch_mean(&s));
+    dispatch_print_table(&s);
+    return 0;
+}
+
 int main(int argc, char **argv) {
     const char *path = NULL;
-    int rows = 0, ntraces = 0;
-    const ArgFlag flags[] = {{"--rows", ARG_FLAG, &rows, 0, 0, "also write results/rows.tsv"}, {0}};
+    int rows = 0, ntraces = 0, table = 0;
+    const ArgFlag flags[] = {{"--rows", ARG_FLAG, &rows, 0, 0, "also write results/rows.tsv"},
+                             {"--dispatch-table", ARG_FLAG, &table, 0, 0, "print the dispatcher's table"}, {0}};
     const ArgWords trace = {"trace", 1, 1, &path, &ntraces, 0};
     args_parse("trace_stats", USAGE, argc, argv, flags, &trace);
+    if (table) return dispatch_table(path);
 
     TraceJson tj;
     char err[512];

@@ -2,6 +2,7 @@
 #include <nvtx3/nvToolsExt.h>
 #include <cupti.h>
 #include <string.h>
+#include "gpu/dispatch.h"
 #include "gpu/launch.h"
 #include "measure/trace.h"
 #include "util.h"
@@ -16,10 +17,7 @@ void launch_reset(void) {
 static int g_pushed_ext;   /* the current op pushed a CUPTI external correlation id */
 
 void op_begin(Part part, int layer, const char *op) {
-    if (!g_launch.capturing && g_launch.dispatch_us > 0) {
-        uint64_t until = now_ns() + (uint64_t)(g_launch.dispatch_us * 1e3);
-        while (now_ns() < until) {}
-    }
+    if (!g_launch.capturing) dispatch_wait(g_launch.dispatch_us);   /* a graph's replay pays none */
     g_launch.ops++;
     if (part_is_gemm(part)) g_launch.gemms++;
     if ((int)part >= 0 && part < P_COUNT) g_launch.per_part[part]++;
