@@ -17,7 +17,9 @@
  *     from the aten op that launched them (linear / attn / norm / elementwise);
  *   - dispatch_us: the host time per launch beyond the launch call itself. Pass it to the
  *     kit (bin/tinyllama --dispatch-us N, the busy-wait day11 uses) to emulate this run's
- *     Python + dispatcher cost on the C engine.
+ *     Python + dispatcher cost on the C engine, or pass the trace itself (--dispatch-from
+ *     FILE) to draw each wait from its whole spread; --dispatch-table prints that spread as
+ *     the C table the kit's built-in one is (common/gpu/dispatch.c).
  * Definitions in full: common/measure/trace_steps.h. --rows also writes them to results/rows.tsv
  * (day "trace", keys trace_*), and day12's report shows them beside the kit's values.
  *
@@ -108,8 +110,7 @@ static int dispatch_table(const char *path) {
     DispatchShape s;
     char err[1024];
     if (dispatch_shape_from_trace(path, &s, err, sizeof err)) die("%s", err);
-    printf("    /* %s: p90 %.1f us, %.2fx the median; mean %.2fx the median */\n", s.source,
-           s.median_us * dispatch_quantile(&s, 90), dispatch_quantile(&s, 90), dispatch_mean(&s));
+    printf("    /* %s: p90 %.2fx and mean %.2fx the median */\n", s.source, dispatch_quantile(&s, 90), dispatch_mean(&s));
     dispatch_print_table(&s);
     return 0;
 }
@@ -166,6 +167,10 @@ int main(int argc, char **argv) {
         printf("# to emulate this run's host cost per launch on the kit: --dispatch-us %.0f (%.1f us from one launch "
                "call to the next, less the %.1f us call itself)\n", s.median[TS_DISPATCH_US],
                s.median[TS_CPU_PER_LAUNCH_US], s.median[TS_LAUNCH_CALL_US]);
+    DispatchShape d;   /* the same host time, interval by interval: the distribution the kit can draw from */
+    if (dispatch_shape_from(s.dispatch_us, s.n_dispatch, &d, err, sizeof err) == 0)
+        printf("# or each wait drawn from its whole spread: --dispatch-from and this file (%d intervals between launch "
+               "calls: median %.1f us, p90 %.1f us)\n", d.n, d.median_us, d.median_us * dispatch_quantile(&d, 90));
     if (rows) write_rows(path, &s);
     trace_stats_free(&s);
     trace_json_free(&tj);

@@ -36,7 +36,7 @@ const double DISPATCH_PCT[DISPATCH_NQ] = {0,  1,  2,  3,  4,  5,  10, 15, 20, 25
  * which prints the lines below down to .n; tests/cpu/dispatch_table.sh holds this file to that
  * output, and tests/cpu/test_dispatch.c the numbers to the fixture. */
 const DispatchShape DISPATCH_BUILTIN = {
-    /* trace_hf_eager_b1.json: 2772 launch intervals in 3 ProfilerSteps, median 13.9 us: p90 40.3 us, 2.89x the median; mean 1.49x the median */
+    /* trace_hf_eager_b1.json: 2772 launch intervals in 3 ProfilerSteps, median 13.9 us: p90 2.89x and mean 1.49x the median */
     .q = {0.0645, 0.0870, 0.1200, 0.4995, 0.5128, 0.5312, 0.5647, 0.5891,     /* p0 p1 p2 p3 p4 p5 p10 p15 */
           0.6218, 0.6877, 0.7629, 0.8239, 0.8803, 0.9360, 1.0000, 1.0785,     /* p20 p25 p30 p35 p40 p45 p50 p55 */
           1.1704, 1.3370, 1.5454, 1.8063, 2.0238, 2.4419, 2.8893, 3.9485,     /* p60 p65 p70 p75 p80 p85 p90 p95 */
@@ -139,8 +139,8 @@ void dispatch_print_table(const DispatchShape *s) {
         char values[160] = "", pcts[96] = "";
         size_t nv = 0, np = 0;
         for (int j = i; j < i + PER_LINE && j < DISPATCH_NQ; j++) {
-            const int last = j == DISPATCH_NQ - 1;
-            nv += (size_t)snprintf(values + nv, sizeof values - nv, "%.4f%s", s->q[j], last ? "}," : j + 1 < i + PER_LINE ? ", " : ",");
+            const char *sep = j == DISPATCH_NQ - 1 ? "}," : j + 1 < i + PER_LINE ? ", " : ",";
+            nv += (size_t)snprintf(values + nv, sizeof values - nv, "%.4f%s", s->q[j], sep);
             np += (size_t)snprintf(pcts + np, sizeof pcts - np, "%sp%g", j > i ? " " : "", DISPATCH_PCT[j]);
         }
         printf("%s%-66s  /* %s */\n", i ? "          " : "    .q = {", values, pcts);
