@@ -42,11 +42,18 @@ typedef struct {
     int rest;           /* 1: the first word ends the flags (bin/tokenize's TEXT may begin with -) */
 } ArgWords;
 
-/* The flags every program that takes them shares. --dispatch-us: the days default to
- * DISPATCH_US_DEFAULT, the lesson's 30-50 us of CPU per op (PyTorch eager on a T4 host). */
-#define DISPATCH_US_DEFAULT 40.0
+/* The flags every program that takes them shares. The emulated dispatcher (gpu/dispatch.h)
+ * busy-waits before each launch a time drawn from a distribution measured in a real PyTorch
+ * trace; --dispatch-us sets its median, --dispatch-from takes shape and median from a trace.
+ * The days default to DISPATCH_US_DEFAULT, the median of the course's fixture trace (13.9 us
+ * of host time per launch beyond the launch call; its mean is 1.5x that, and the lesson's
+ * T4 host spends 30-50 us per op). A program sets its --dispatch-us destination to NAN
+ * before parsing, so dispatch_setup can tell "not given" (the trace's own median) from a value. */
+#define DISPATCH_US_DEFAULT 14.0
 #define ARG_DISPATCH_US(dest) {"--dispatch-us", ARG_REAL, (dest), 0, 1000, \
-    "microseconds the emulated dispatcher busy-waits before each launch; 0 = no dispatcher, the kit's bare C launches"}
+    "the median microseconds the emulated dispatcher busy-waits before each launch; 0 = no dispatcher, the kit's bare C launches"}
+#define ARG_DISPATCH_FROM(dest) {"--dispatch-from", ARG_STRING, (dest), 0, 0, \
+    "a torch.profiler trace (.json or .json.gz) whose host time between launch calls the emulated dispatcher draws from"}
 #define ARG_MODEL(dest) {"--model", ARG_STRING, (dest), 0, 0, "a folder with config.json and model.safetensors"}
 
 /* Parses argv[1..] into the flags' and words' destinations (NULL words: the program takes none);

@@ -16,9 +16,12 @@
  * The lesson measures Hugging Face eager on a T4, where Python and PyTorch's dispatcher
  * spend 30-50 us of CPU on every op. This kit launches from C in about 7 us, so its own
  * eager step is a different engine. The headline rows therefore run the lesson's regime:
- * the same eager step with an emulated dispatcher, a host busy-wait of --dispatch-us
- * (default 40 us) before every launch ("emulated HF eager"). The bare C rows stand beside
- * them as the kit's own finding: dispatch_cost_ms is what Python costs.
+ * the same eager step with an emulated dispatcher, a host busy-wait before every launch
+ * ("emulated HF eager") drawn from the host gaps of a real torch.profiler trace of this
+ * model (gpu/dispatch.h): a median of --dispatch-us (default 14 us, the trace's own; its
+ * mean is 1.49x that, its p90 2.9x), or the distribution of your own trace with
+ * --dispatch-from. The bare C rows stand beside them as the kit's own finding:
+ * dispatch_cost_ms is what Python costs.
  *
  * This program computes the floors for the GPU at hand; measures TTFT and TPOT three ways
  * side by side in the lesson's regime (two generates subtracted; per-token timestamps from a
@@ -36,29 +39,34 @@
  * measurement error and the program exits 1.
  *
  * Build and run:   make day09      (or: make bin/day09_ttft_tpot && bin/day09_ttft_tpot
- *                                   [--model DIR] [--dispatch-us N])
+ *                                   [--model DIR] [--dispatch-us N] [--dispatch-from TRACE])
  *
  * What to expect (key=value lines; rows in results/rows.tsv). H200: six runs of this kit
  * (synthetic weights); T4: the lesson's expectations, or the arithmetic where it has none:
  *   floors              T4: TPOT 6.9 ms, TTFT(200) 6.9 ms (compute 6.8);
  *                       H200 (4.8 TB/s, 989 TFLOP/s): TPOT 0.46 ms, TTFT(200) 0.46 ms (compute 0.45)
- *   tpot_ms             emulated HF eager: H200 20.3-22.4 ms, ratio 44-49: 446 launches x 40 us =
- *                       17.8 ms of host time (dispatch_cost_ms 17.9-19.2) against a floor 15x
- *                       lower than a T4's; T4 (the lesson) 15-30 ms, ratio 2-4: the same host
- *                       time against a 6.9 ms floor
+ *   dispatch_*_us       what the dispatcher drew from: dispatch_median_us 14, dispatch_p90_us 40.45,
+ *                       dispatch_mean_us 20.84 (the built-in table; --dispatch-from: your trace's)
+ *   tpot_ms             emulated HF eager: the host's time per step, launches x (the mean draw +
+ *                       the kit's own launch call, ~7 us): 446 x ~28 us = ~12 ms, eight times an
+ *                       H200's 1.5 ms of eager kernels and about a T4's 8-10 (theory of
+ *                       dispatch_cost_ms: 446 x 20.84 us = 9.3 ms); on an H200, against a 0.46 ms
+ *                       floor, a ratio past 6; T4 (the lesson) 15-30 ms, ratio 2-4: a host's time
+ *                       per op against a 6.9 ms floor
  *   tpot_ms_eager       bare C: H200 2.35-3.42 ms (the host's noise), ratio 5-7.5: the host still trails the kernels;
  *                       T4 (arithmetic): ~8-10 ms of kernels, ratio 1.3-1.5: without Python a T4
  *                       is nearly kernel-bound, which is why the lesson's regime is emulated
- *   graph_eager, graph  the same kernels in one launch: H200 1.79 ms (1.83 with the dispatcher,
- *                       paid once a step); the kit's fused kernels replayed: 0.84-0.85 ms, ratio
- *                       1.84-1.86 (0.88-0.89 with the dispatcher): the rest is the kernels' own bandwidth
- *                       efficiency. fused, launched op by op: 0.90-0.91, 4.9-5.1 with the dispatcher.
+ *   graph_eager, graph  the same kernels in one launch: H200 1.79 ms (the dispatcher paid once a
+ *                       step on top); the kit's fused kernels replayed: 0.84-0.85 ms, ratio
+ *                       1.84-1.86 (one draw more with the dispatcher): the rest is the kernels' own
+ *                       bandwidth efficiency. fused, launched op by op: 0.90-0.91; with the
+ *                       dispatcher its 113 launches pay a draw each (~3 ms of host time).
  *                       kernels_<mode> (as launched): eager and graph_eager 446, fused and graph 113
- *   ttft_ms             emulated HF eager: H200 9.3-10.4 ms, ttft_over_tpot 0.45-0.47: the prefill runs
+ *   ttft_ms             emulated HF eager: below the TPOT, ttft_over_tpot under 1: the prefill runs
  *                       the token path, 202 launches each paying the dispatcher, where HF's eager
- *                       prefill runs the same ~446 ops as its decode step; ttft_ms_bare 2.1-2.2;
- *                       T4 10-40 ms, ttft_over_tpot 2-5 (the lesson)
- *   three methods       within the lesson's 10-20% (H200: TPOT 20.3-22.6, TTFT 9.3-10.5 ms, within 4% of each other in a run)
+ *                       prefill runs the same ~446 ops as its decode step; ttft_ms_bare 2.1-2.2
+ *                       (H200); T4 10-40 ms, ttft_over_tpot 2-5 (the lesson)
+ *   three methods       within the lesson's 10-20% of each other
  *   total_over_n_ms_8   200-token prompt, bare C eager: TPOT + (TTFT - TPOT) / 8 against the TPOT
  *                       of the same runs, within 4% on an H200 (the TTFT is close to the eager
  *                       TPOT); 1024-token prompt with the graph decode: 1.67-1.76 ms against ~1.0
@@ -90,6 +98,7 @@
 #include "args.h"
 #include "measure/timer.h"
 #include "gpu/gpu.h"
+#include "gpu/dispatch.h"
 #include "gpu/gpu_model.h"
 #include "gpu/launch.h"
 #include "model/prompt.h"
@@ -101,13 +110,16 @@ enum { PROMPT = 200, LONG_PROMPT = 1024, NEW = 65, REPS = 5, MAX_PROMPT = 2048 }
 static const int SWEEP[] = {16, 64, 200, 512, 1024, 2000};   /* a prompt must leave the KV cache a slot */
 
 static const char USAGE[] =
-    "usage: day09_ttft_tpot [--model DIR] [--dispatch-us N]\n"
+    "usage: day09_ttft_tpot [--model DIR] [--dispatch-us N] [--dispatch-from TRACE]\n"
     "  TTFT and TPOT against their floors for this GPU: three ways of measuring them, the\n"
     "  ratio TPOT / floor in the lesson's table, total / N, a prompt-length sweep across the\n"
     "  ridge point, and TPOT in every mode, with and without the emulated dispatcher; beyond the\n"
     "  week, persistent mode (one kernel per step) where this GPU runs it.\n"
     "  --model DIR       config.json + model.safetensors; default: TinyLlama's shape, synthetic weights\n"
-    "  --dispatch-us N   the emulated dispatcher's cost per launch (default 40 us, the lesson's)\n";
+    "  --dispatch-us N   the emulated dispatcher's median cost per launch (default 14 us, the median of\n"
+    "                    a real PyTorch trace's host time per launch; its mean is 1.5x that)\n"
+    "  --dispatch-from TRACE  draw the dispatcher's cost from your torch.profiler trace instead (its\n"
+    "                    median, or --dispatch-us's)\n";
 
 static double spread_pct(const double *x, int n) { return 100 * stats_of(x, n).range_over_median; }
 
@@ -190,7 +202,7 @@ static Pair mode_rows(GpuModel *m, const int *ids, Mode md, double dispatch_us, 
     for (int bare = 0; bare < 2; bare++) {
         const double d = bare ? 0 : dispatch_us;
         p = with && !bare ? *with : mode_pair(m, ids, md, d);
-        snprintf(note, sizeof note, "%d kernel%s, %d host launch%s per step, dispatch %.0f us", sc.kernels,
+        snprintf(note, sizeof note, "%d kernel%s, %d host launch%s per step, dispatch median %.0f us", sc.kernels,
                  sc.kernels == 1 ? "" : "s", sc.host_launches, sc.host_launches == 1 ? "" : "es", d);
         if (bare) snprintf(key, sizeof key, "tpot_ms_%s", mode_name(md));
         else snprintf(key, sizeof key, "tpot_ms_%s_d%.0f", mode_name(md), d);
@@ -222,10 +234,11 @@ static void prefill_fn(void *p) {
 }
 
 int main(int argc, char **argv) {
-    const char *model_dir = NULL;
-    double D = DISPATCH_US_DEFAULT;
-    const ArgFlag flags[] = {ARG_MODEL(&model_dir), ARG_DISPATCH_US(&D), {0}};
+    const char *model_dir = NULL, *dispatch_from = NULL;
+    double D = NAN;   /* not given: the default, or the trace's median */
+    const ArgFlag flags[] = {ARG_MODEL(&model_dir), ARG_DISPATCH_US(&D), ARG_DISPATCH_FROM(&dispatch_from), {0}};
     args_parse("day09", USAGE, argc, argv, flags, NULL);
+    D = dispatch_setup("day09", D, dispatch_from, DISPATCH_US_DEFAULT);
     /* section 4 and the int8 rows always measure bare C launches too (tpot_ms_<mode>): 0 would
      * measure them twice, as tpot_ms_<mode>_d0 beside them, and dispatch_cost_ms would be 0 */
     if (D == 0)
@@ -265,12 +278,13 @@ int main(int argc, char **argv) {
     /* ---- 2. TTFT and TPOT, three ways ----------------------------------------------------- */
     /* ---- 2. The lesson's regime: Hugging Face eager is this eager step with Python's cost
      * per op in front of each launch (the lesson: 300-400 kernels, 30-50 us of CPU each).
-     * g_launch.dispatch_us busy-waits that long before every launch, prefill included; the
-     * kit's bare C launch (dispatch 0) comes in section 4 as a finding of its own. */
-    printf("\n## 2. TTFT and TPOT three ways (the lesson's regime: eager + %.0f us per launch, batch 1, %d-token "
-           "prompt, %d new tokens)\n", D, PROMPT, NEW);
-    report("day09", "dispatch_us", NAN, D, "us", "the emulated dispatcher: a host busy-wait before each launch, as "
-           "Python and PyTorch spend 30-50 us per op in the lesson (--dispatch-us)");
+     * With g_launch.dispatch_us = D the launch path busy-waits before every launch, prefill
+     * included, a time drawn from a real PyTorch trace's host gaps with a median of D
+     * (gpu/dispatch.h); the kit's bare C launch (dispatch 0) comes in section 4 as a finding
+     * of its own. */
+    printf("\n## 2. TTFT and TPOT three ways (the lesson's regime: eager + a dispatcher wait before each launch, "
+           "median %.0f us, batch 1, %d-token prompt, %d new tokens)\n", D, PROMPT, NEW);
+    report_dispatch("day09", D);
     g_launch.dispatch_us = D;
     for (int i = 0; i < 2; i++) generate_wall_ms(m, ids, PROMPT, NEW, MODE_EAGER);   /* warm-up */
     double t1[REPS], tn[REPS], sub_tpot[REPS];
@@ -327,12 +341,13 @@ int main(int argc, char **argv) {
      * configuration. (The prefill runs the token path, one kernel per op: 202 launches, each
      * with the dispatcher's cost; Hugging Face's eager prefill runs the same ~446 ops as its
      * decode step, so its TTFT would be longer.) */
-    printf("\n## 3. the ratio (the lesson's regime: eager + %.0f us per launch)\n", D);
+    printf("\n## 3. the ratio (the lesson's regime: eager + a dispatcher wait before each launch, median %.0f us)\n", D);
     const Pair hf = mode_pair(m, ids, MODE_EAGER, D);
     const StepCounts se = gpu_step_counts(m, MODE_EAGER);
     double ttft = hf.ttft, tpot = hf.tpot, ratio = tpot / floor_tpot;
     char hnote[160];
-    snprintf(hnote, sizeof hnote, "emulated HF eager: eager + %.0f us dispatch per launch, batch 1, 200-token prompt", D);
+    snprintf(hnote, sizeof hnote, "emulated HF eager: eager + a dispatcher wait per launch, median %.0f us, batch 1, 200-token "
+             "prompt", D);
     report_floored("day09", "ttft_ms", floor_ttft, ttft, "ms", hnote);
     report_floored("day09", "tpot_ms", floor_tpot, tpot, "ms", hnote);
     report("day09", "ratio", 1, ratio, "x", "TPOT / floor TPOT (emulated HF eager)");
@@ -351,8 +366,8 @@ int main(int argc, char **argv) {
      * launches are not. Once with the emulated dispatcher (the profiling loop of day12, one
      * change per step: eager -> graph_eager, the same kernels in one launch -> graph, the
      * kit's fused kernels), once with the kit's bare C launch (dispatch 0). The difference
-     * for eager is what Python costs: the dispatcher's launches x dispatch_us, less what hides
-     * under the GPU's own time. */
+     * for eager is what Python costs: the dispatcher's launches x its mean draw, less what
+     * hides under the GPU's own time. */
     printf("\n## 4. TPOT by mode (batch 1), with the dispatcher and with bare C launches\n");
     double tpot16[MODE_COUNT];          /* bare C, for section 7 */
     for (int k = 0; k < MODE_PERSISTENT; k++) {     /* the lesson's four; persistent is section 8's */
@@ -363,9 +378,10 @@ int main(int argc, char **argv) {
                                              "the prefill with bare C launches (fused mode's generates)");
         if (md == MODE_EAGER) {
             char dn[160];
-            snprintf(dn, sizeof dn, "TPOT with the dispatcher - bare C eager; theory: %d launches x %.0f us",
-                     se.host_launches, D);
-            report("day09", "dispatch_cost_ms", se.host_launches * D / 1e3, hf.tpot - p.tpot, "ms", dn);
+            const double mean_us = D * dispatch_mean(dispatch_shape());   /* the mean draw, not the median */
+            snprintf(dn, sizeof dn, "TPOT with the dispatcher - bare C eager; theory: %d launches x %.1f us (the mean "
+                     "draw at a median of %.0f)", se.host_launches, mean_us, D);
+            report("day09", "dispatch_cost_ms", se.host_launches * mean_us / 1e3, hf.tpot - p.tpot, "ms", dn);
         }
     }
 
@@ -478,7 +494,7 @@ int main(int argc, char **argv) {
             for (int bare = 1; bare >= 0; bare--) {
                 if (!bare && md != MODE_GRAPH) continue;   /* the loop's rung: graph with the dispatcher */
                 const Pair p = mode_pair(m, ids, md, bare ? 0 : D);
-                snprintf(note, sizeof note, "%s weights, %d kernels, %d host launch%s per step, dispatch %.0f us; floor: the "
+                snprintf(note, sizeof note, "%s weights, %d kernels, %d host launch%s per step, dispatch median %.0f us; floor: the "
                          "int8 bytes", qn, sc.kernels, sc.host_launches, sc.host_launches == 1 ? "" : "es", bare ? 0 : D);
                 if (bare) snprintf(key, sizeof key, "tpot_ms_%s_%s", qn, mode_name(md));
                 else snprintf(key, sizeof key, "tpot_ms_%s_%s_d%.0f", qn, mode_name(md), D);

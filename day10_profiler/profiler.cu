@@ -22,17 +22,20 @@
  *
  * Build and run:   make day10      (or: make bin/day10_profiler && bin/day10_profiler)
  *                  bin/day10_profiler [--model DIR] [--mode eager|fused|graph|graph_eager] [--batch N]
- *                                     [--dispatch-us N]
+ *                                     [--dispatch-us N] [--dispatch-from TRACE]
  *
  * The step runs in the lesson's regime by default: the eager step with an emulated dispatcher
- * (--dispatch-us, 40 us of host busy-wait before each launch, as Python and PyTorch's
- * dispatcher spend in the lesson); the kernels and their table are the same at any dispatch,
- * the step's time and the busy ratio are not (--dispatch-us 0: the kit's bare C launches).
+ * (gpu/dispatch.h: a host busy-wait before each launch, drawn from the host gaps of a real
+ * PyTorch trace, median --dispatch-us, 14 us by default, the lesson's Python and PyTorch cost
+ * per op; --dispatch-from draws from your own trace); the kernels and their table are the same
+ * at any dispatch, the step's time and the busy ratio are not (--dispatch-us 0: the kit's bare
+ * C launches).
  * The step is timed before the tracer starts; busy = the trace's GPU time per step / that
  * untraced TPOT, the way day11 computes it, so the two agree on the same step.
  *
- * What to expect (eager, batch 1, 40 us; key=value lines, rows in results/rows.tsv). H200:
- * three runs of this kit; T4: the lesson's expectations and the same arithmetic.
+ * What to expect (eager, batch 1, the default dispatcher; key=value lines, rows in
+ * results/rows.tsv). H200: three runs of this kit; T4: the lesson's expectations and the same
+ * arithmetic.
  *   kernels_per_step      468 for 446 ops (cuBLAS's split-K adds a reduction kernel to each
  *                         down_proj); the lesson's HF eager has 300-400; fused mode 113
  *   gemms_per_step        155 and gemms_check=ok (fused: 22 x 4 + 1 = 89)
@@ -44,11 +47,13 @@
  *   gemm_path_ms_fused    the fused step's own GEMVs (bare C launches): H200 0.77-0.82 ms of its ~0.9 ms path (under
  *                         programmatic dependent launch kernels overlap; the path counts what
  *                         the step waits on, the GPU times count the waits too)
- *   busy                  H200 6.9-7.1%, day11's busy_eager_b1_d40 within half a point; T4 (the
- *                         lesson) 50-65%
- *   profiler_overhead_pct -4 to 31% at 40 us a launch in four runs (the tracer's few us a launch
- *                         are of the size of the host's noise on a 20 ms step), 22-107% for the bare
- *                         C step (day11): read shares from the profiler, times from the timer (#11)
+ *   busy                  within a few points of day11's busy_eager_b1_d14 (the same step, the
+ *                         same division): the kernels' time over a step the host's launches set;
+ *                         T4 (the lesson) 50-65%
+ *   profiler_overhead_pct small beside the dispatcher's host time (the tracer's few us a launch
+ *                         are of the size of the host's noise on a step of milliseconds), 22-107%
+ *                         for the bare C step (day11): read shares from the profiler, times from
+ *                         the timer (#11)
  * It proves acceptance question 4 (the top 3 kernels and their model parts), self-test 3
  * (155 linear calls per step: 465 over 3 steps) and self-test 5 (no flash-attention kernel
  * and no RMSNorm kernel in eager: the norm is three small kernels side by side, pow, mean +
@@ -61,6 +66,7 @@
 #include "args.h"
 #include "measure/timer.h"
 #include "gpu/gpu.h"
+#include "gpu/dispatch.h"
 #include "gpu/gpu_model.h"
 #include "gpu/launch.h"
 #include "measure/profile_table.h"
@@ -77,25 +83,32 @@ typedef struct { const char *model_dir; Mode mode; int batch; double dispatch_us
 
 static const char USAGE[] =
     "usage: day10_profiler [--model DIR] [--mode eager|fused|graph|graph_eager] [--batch N] [--dispatch-us N]\n"
+    "                      [--dispatch-from TRACE]\n"
     "  Traces 3 decode steps with CUPTI and prints the profiler's table: every kernel, its\n"
     "  model part, calls and GPU time per step; GEMM time against the floor; the tracer's cost.\n"
     "  --model DIR  config.json + model.safetensors; default: TinyLlama's shape, synthetic weights\n"
     "  --mode M     how the step runs (default eager, the lesson's HF eager)\n"
     "  --batch N    rows decoded together (default 1)\n"
-    "  --dispatch-us N  host busy-wait before each launch, the emulated dispatcher (default 40 us, the\n"
-    "               lesson's Python cost per op: the HF eager regime; 0 = the kit's bare C launches)\n";
+    "  --dispatch-us N  the emulated dispatcher's median host busy-wait before each launch (default\n"
+    "               14 us, the median of a real PyTorch trace's host time per launch: the HF eager\n"
+    "               regime; 0 = the kit's bare C launches)\n"
+    "  --dispatch-from TRACE  draw the dispatcher's waits from your torch.profiler trace (its median, or\n"
+    "               --dispatch-us's)\n";
 
 static Args parse_args(int argc, char **argv) {
-    Args a = {NULL, MODE_EAGER, 1, DISPATCH_US_DEFAULT};
+    Args a = {NULL, MODE_EAGER, 1, NAN};   /* NAN: --dispatch-us not given */
+    const char *dispatch_from = NULL;
     int mode = a.mode;
     const ArgFlag flags[] = {
         ARG_MODEL(&a.model_dir),
         {"--mode", ARG_CHOICE, &mode, 0, 0, "eager|fused|graph|graph_eager|persistent"},   /* Mode's order */
         {"--batch", ARG_INT, &a.batch, 1, 256, "rows decoded together"},
         ARG_DISPATCH_US(&a.dispatch_us),
+        ARG_DISPATCH_FROM(&dispatch_from),
         {0},
     };
     args_parse(DAY, USAGE, argc, argv, flags, NULL);
+    a.dispatch_us = dispatch_setup(DAY, a.dispatch_us, dispatch_from, DISPATCH_US_DEFAULT);
     a.mode = (Mode)mode;
     return a;
 }
@@ -154,6 +167,7 @@ int main(int argc, char **argv) {
     prompt_ids(a.model_dir, c, PROMPT, ids);
     gpu_prefill(m, a.mode, ids, PROMPT, a.batch, NULL);
     Step st = {m, a.mode};
+    report_dispatch(DAY, a.dispatch_us);
     g_launch.dispatch_us = a.dispatch_us;
     /* The step as it runs, before any tracer: what the busy ratio divides by (section 6). */
     BenchOpts bo = {};
@@ -351,7 +365,7 @@ int main(int argc, char **argv) {
     /* ---- 6. The busy ratio of the step as it runs: the trace's GPU time (kernel intervals
      * merged; the tracer slows the host, not the kernels) over the untraced TPOT. The span of
      * the traced window would divide by the tracer's own slowness (day11 shows both). */
-    snprintf(note, sizeof note, "%s, batch %d, dispatch %.0f us: GPU time per step (trace) / untraced TPOT",
+    snprintf(note, sizeof note, "%s, batch %d, dispatch median %.0f us: GPU time per step (trace) / untraced TPOT",
              mode_name(a.mode), a.batch, a.dispatch_us);
     report(DAY, "busy", NAN, 100 * w.busy_ns / 1e6 / STEPS / off.s.median, "%", note);
     printf("busy_traced=%.1f%% (the same trace's union / span: what its timeline shows, the tracer's slowness "

@@ -34,6 +34,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "args.h"
+#include "gpu/dispatch.h"
 #include "report/chart.h"
 #include "model/eager_ops.h"
 #include "parts.h"
@@ -54,9 +56,23 @@ static const Row *got(const char *key) {
 }
 static double M(const char *key) { const Row *r = got(key); return r ? r->measured : NAN; }
 static double T(const char *key) { const Row *r = rows_find(rows, nrows, NULL, key, NULL); return r ? r->theory : NAN; }
-/* The emulated dispatcher's cost per launch the days ran with (day09, day11: --dispatch-us),
- * and a key with it filled in: D("busy_eager_b1_d%.0f") -> "busy_eager_b1_d40". */
-static double dispatch_us(void) { return got("dispatch_us") ? M("dispatch_us") : 40; }
+/* The emulated dispatcher's median cost per launch the days ran with (day11's, else day09's:
+ * --dispatch-us, the median of a distribution, gpu/dispatch.h), and a key with it filled in:
+ * D("busy_eager_b1_d%.0f") -> "busy_eager_b1_d14". */
+static double dispatch_us(void) {
+    const char *days[] = {"day11", "day09"};
+    for (int i = 0; i < 2; i++) {
+        const Row *r = rows_find(rows, nrows, days[i], "dispatch_median_us", NULL);
+        if (r && isfinite(r->measured)) return r->measured;
+    }
+    return DISPATCH_US_DEFAULT;
+}
+/* Its mean draw (day09's dispatch_mean_us; else the built-in shape's at that median): what
+ * a step's launches pay on average. */
+static double dispatch_mean_us(void) {
+    const Row *r = rows_find(rows, nrows, "day09", "dispatch_mean_us", NULL);
+    return r && isfinite(r->measured) ? r->measured : dispatch_us() * dispatch_mean(&DISPATCH_BUILTIN);
+}
 static const char *D(const char *fmt) {
     static char buf[8][64];
     static int i;
@@ -158,14 +174,15 @@ static void why_tpot(const Row *r, Cell *c) {
         add(c->why, "the GEMMs take %s ms of it (day10), other kernels and gaps the rest", num(M("gemm_ms_per_step")));
     if (got(D("busy_eager_b1_d%.0f"))) add(c->why, "the GPU is busy %s%% of a step", num(M(D("busy_eager_b1_d%.0f"))));
     if (got("dispatch_cost_ms"))
-        add(c->why, "%s ms of it is the emulated dispatcher (theory: %s launches × %s µs = %s ms)", num(M("dispatch_cost_ms")),
-            num(T("dispatch_cost_ms") * 1e3 / dispatch_us()), num(dispatch_us()), num(T("dispatch_cost_ms")));
+        add(c->why, "%s ms of it is the emulated dispatcher (theory: %s launches × its mean draw, %s µs at a median of "
+            "%s, = %s ms)", num(M("dispatch_cost_ms")), num(T("dispatch_cost_ms") * 1e3 / dispatch_mean_us()),
+            num(dispatch_mean_us()), num(dispatch_us()), num(T("dispatch_cost_ms")));
 }
 static void why_bare(const Row *r, Cell *c) {
     over_floor(r, c, "the floor");
     if (got("busy_eager_b1_d0")) add(c->why, "busy %s%%", num(M("busy_eager_b1_d0")));
     if (got("tpot_ms"))
-        add(c->why, "the same kernels without Python's %s µs a launch: %s× faster than the emulated HF eager step; "
+        add(c->why, "the same kernels without Python's median %s µs a launch: %s× faster than the emulated HF eager step; "
             "on a T4, whose kernels take 5× longer, this step would be nearly kernel-bound", num(dispatch_us()),
             num(M("tpot_ms") / r->measured));
 }
@@ -272,8 +289,8 @@ static void why_nvml(const Row *r, Cell *c) {
                     "of %s%% (seed 004's first trap)", num(M("nvml_util_graph_b1_d0")), num(M("mbu_graph")));
 }
 static void why_gap(const Row *r, Cell *c) {
-    add(c->why, "%s the lesson's 10–40: the dispatcher's %s µs plus the launch call", band(r->measured, 10, 40),
-        num(dispatch_us()));
+    add(c->why, "%s the lesson's 10–40: the dispatcher's draw (median %s µs) plus the launch call, less a kernel's "
+        "time", band(r->measured, 10, 40), num(dispatch_us()));
     if (got(D("gap_p90_us_eager_b1_d%.0f"))) add(c->why, "p90 %s µs", num(M(D("gap_p90_us_eager_b1_d%.0f"))));
     if (got(D("host_bound_eager_b1_d%.0f")))
         add(c->why, "%s%% of gap time the CPU was still launching", num(M(D("host_bound_eager_b1_d%.0f"))));
@@ -295,9 +312,10 @@ typedef struct {
 } Item;
 
 /* The lesson's template, row for row. Lesson column: T4, TinyLlama-1.1B fp16, HF eager.
- * The rows marked "emulated HF eager" run the kit's eager step with a host busy-wait of
- * dispatch_us before every launch (day09, day11: --dispatch-us, default 40 us, the lesson's
- * 30-50 us of Python per op): the lesson's regime on any GPU. Keys with %.0f take it. */
+ * The rows marked "emulated HF eager" run the kit's eager step with a host busy-wait before
+ * every launch drawn from a real PyTorch trace's host gaps (day09, day11: --dispatch-us, the
+ * median, default 14 us; the lesson's 30-50 us of Python per op): the lesson's regime on any
+ * GPU. Keys with %.0f take the median. */
 static const Item items[] = {
     {"GPU, toolkit", "day07", "gpu", "Tesla T4 (Turing, 16 GB, 320 GB/s, 65 TFLOP/s); PyTorch + transformers", why_gpu},
     {"Weight memory after load", "day07", "weight_gb", "2.2 GB", why_weights},
@@ -353,8 +371,8 @@ static int write_table(void) {
 enum { NMODES = 4 };
 static const char *const modes[NMODES] = {"eager", "graph_eager", "fused", "graph"};
 static const unsigned mode_rgb[] = {0x0072B2, 0xCC79A7, 0xE69F00, 0x009E73};     /* with the dispatcher: */
-static const unsigned mode_rgb_d40[] = {0x56B4E9, 0xE5B3D3, 0xF5C97A, 0x7FD1B5};  /* the same hue, lighter */
-static const int batches[] = {1, 32}, sweep_us[] = {0, 5, 10, 20, 40};
+static const unsigned mode_rgb_disp[] = {0x56B4E9, 0xE5B3D3, 0xF5C97A, 0x7FD1B5};  /* the same hue, lighter */
+static const int batches[] = {1, 32}, sweep_us[] = {0, 5, 10, 14, 20};   /* day11's SWEEP: medians */
 
 static void not_run(const char *what, const char *day) {
     fprintf(out, "*%s: not run (make %s).*\n\n", what, day);
@@ -382,7 +400,7 @@ static void chart_tpot_modes(void) {
             else snprintf(key, sizeof key, "tpot_ms_%s", modes[m]);
             if (!got(key)) continue;
             snprintf(labels[n], sizeof labels[n], "%s%s", modes[m], d ? ", dispatcher" : "");
-            bars[n] = (ChartBar){labels[n], M(key), d ? mode_rgb_d40[m] : mode_rgb[m]};
+            bars[n] = (ChartBar){labels[n], M(key), d ? mode_rgb_disp[m] : mode_rgb[m]};
             floor_ms = T(key);
             n++;
         }
@@ -392,8 +410,8 @@ static void chart_tpot_modes(void) {
     ChartRef ref = {floor_ms, label};
     Chart c = {.title = "TPOT per mode (batch 1) against the bandwidth floor", .xlabel = "ms per token",
                .refs = &ref, .nrefs = !isnan(floor_ms)};
-    fprintf(out, "**TPOT per mode.** Each bar is one way to run the same math, with the emulated dispatcher (%s µs "
-                 "before each launch, lighter) and with the kit's bare C launches; the dashed line is weight bytes ÷ "
+    fprintf(out, "**TPOT per mode.** Each bar is one way to run the same math, with the emulated dispatcher (a median "
+                 "%s µs before each launch, lighter) and with the kit's bare C launches; the dashed line is weight bytes ÷ "
                  "bandwidth. The closer a bar, the less of the step is not moving weights.\n\n", num(dispatch_us()));
     embed("TPOT per mode", "tpot_modes.png", chart_bars(&c, path_of("tpot_modes.png"), bars, n));
 }
@@ -410,7 +428,7 @@ static void chart_busy(void) {
                 snprintf(key, sizeof key, "busy_%s_b%d_d%.0f", modes[m], batches[b], dispatches[d]);
                 if (!got(key)) continue;
                 snprintf(labels[n], sizeof labels[n], "%s b%d d%.0f", modes[m], batches[b], dispatches[d]);
-                bars[n] = (ChartBar){labels[n], M(key), d ? mode_rgb_d40[m] : mode_rgb[m]};
+                bars[n] = (ChartBar){labels[n], M(key), d ? mode_rgb_disp[m] : mode_rgb[m]};
                 n++;
             }
     if (!n) { not_run("GPU busy ratio per configuration", "day11"); return; }
@@ -418,8 +436,9 @@ static void chart_busy(void) {
     Chart c = {.title = "GPU busy ratio (mode, batch, dispatch us)",
                .xlabel = "busy ratio (%)", .refs = refs, .nrefs = 2};
     fprintf(out, "**Busy ratio per configuration.** GPU time per step (kernel intervals merged, from a kernel-only "
-                 "trace) ÷ the step's untraced TPOT. d%s adds %s µs of host work before each launch, like a Python "
-                 "dispatcher; the lesson's T4 band is 50–65%%.\n\n", num(dispatch_us()), num(dispatch_us()));
+                 "trace) ÷ the step's untraced TPOT. d%s adds host work before each launch, like a Python dispatcher, "
+                 "drawn from a real PyTorch trace's host gaps with a median of %s µs; the lesson's T4 band is "
+                 "50–65%%.\n\n", num(dispatch_us()), num(dispatch_us()));
     embed("busy ratio per configuration", "busy.png", chart_bars(&c, path_of("busy.png"), bars, n));
 }
 
@@ -479,17 +498,19 @@ static void chart_sweep(void) {
     snprintf(label, sizeof label, "floor %s ms", num(T("sweep_tpot_ms_d0")));
     ChartRef ref = {T("sweep_tpot_ms_d0"), label};
     ChartSeries st = {"TPOT, eager batch 1", x, tpot, n, 0, 0}, sb = {"busy ratio", x, busy, n, 0, 0};
-    Chart ct = {.title = "Dispatch sweep: TPOT against host cost per launch", .xlabel = "dispatch (us per launch)",
+    Chart ct = {.title = "Dispatch sweep: TPOT against host cost per launch", .xlabel = "dispatch median (us per launch)",
                 .ylabel = "TPOT (ms)", .refs = &ref, .nrefs = !isnan(ref.value)};
     Chart cb = {.title = "Dispatch sweep: busy ratio against host cost per launch",
-                .xlabel = "dispatch (us per launch)", .ylabel = "busy ratio (%)"};
-    fprintf(out, "**The dispatch sweep.** Host work added before every launch. While it is shorter than a "
-                 "kernel's GPU time the queue stays ahead and TPOT holds; past that the GPU waits and TPOT "
-                 "grows with it.");
+                .xlabel = "dispatch median (us per launch)", .ylabel = "busy ratio (%)"};
+    fprintf(out, "**The dispatch sweep.** Host work added before every launch, drawn from a real PyTorch trace's "
+                 "host gaps; the axis is its median (its mean is %s× that). While it is shorter than a kernel's GPU "
+                 "time the queue stays ahead and TPOT holds; past that the GPU waits and TPOT grows with it.",
+            num(dispatch_mean_us() / dispatch_us()));
     if (got("crossover_us"))
-        fprintf(out, " The curve turned at %s µs of dispatch per launch.", num(M("crossover_us")));
+        fprintf(out, " The curve turned at a median of %s µs of dispatch per launch.", num(M("crossover_us")));
     if (T("crossover_us") >= 0)
-        fprintf(out, " Predicted: %s µs (GPU time per step ÷ launches − one launch call).", num(T("crossover_us")));
+        fprintf(out, " Predicted: %s µs ((GPU time per step ÷ launches − one launch call) ÷ the draws' mean over "
+                     "their median).", num(T("crossover_us")));
     else if (T("crossover_us") < 0)
         fprintf(out, " Predicted: below zero — the bare C launches already take longer than the kernels, so the "
                      "step is overhead-bound with no dispatcher at all.");
@@ -590,7 +611,7 @@ static void experiment_log(void) {
                  "median (day07, day08); (2) compare it with a floor — ratio and MBU (day09); (3) zoom in only "
                  "where the time is — busy ratio first, then kernels (day10, day11); (4) change one thing; "
                  "(5) re-measure and write it down. One change per line, starting from the lesson's regime (the "
-                 "eager step with the emulated dispatcher, %s µs a launch); every number is from results/rows.tsv.\n\n",
+                 "eager step with the emulated dispatcher, a median %s µs a launch); every number is from results/rows.tsv.\n\n",
             num(dispatch_us()));
     fprintf(out, "| step | hypothesis | change | TPOT | ratio | MBU | busy (b1) | result |\n"
                  "|---|---|---|---|---|---|---|---|\n");
@@ -716,7 +737,8 @@ static void your_pytorch_run(void) {
         {"Host-bound gap time (only the part before the launch call began)", NULL, NULL, "trace_host_bound", 0, NULL},
         {"Launch call", "day11", "launch_api_us_eager_b1_d%.0f", "trace_launch_api_us", 0, NULL},
         {"Host time from one launch call to the next", NULL, NULL, "trace_cpu_per_launch_us", 0, NULL},
-        {"Host time per launch beyond the call (`--dispatch-us`)", "day11", "dispatch_us", "trace_dispatch_us", 0, NULL},
+        {"Host time per launch beyond the call (`--dispatch-us`, the median)", "day11", "dispatch_median_us",
+         "trace_dispatch_us", 0, NULL},
     };
     const Row *steps = got("trace_steps");
     fprintf(out, "## Your PyTorch run\n\n");
@@ -730,8 +752,8 @@ static void your_pytorch_run(void) {
     fprintf(out, "Your run: %s; read by `bin/trace_stats --rows` with the definitions and the code of day10 and day11. "
                  "The kit's eager step mirrors the decode step of " EAGER_MIRRORS ", kernel for kernel (the course's "
                  "fixture trace); other versions may launch other kernels. The kit's column is its emulated HF eager "
-                 "decode (batch 1, %s µs of host busy-wait per launch): where the two differ, the emulated dispatcher "
-                 "is not your run's. The busy ratio of the step as it runs divides the kernel time per step by the "
+                 "decode (batch 1, a host busy-wait per launch with a median of %s µs): where the two differ, the "
+                 "emulated dispatcher is not your run's (`--dispatch-from` your trace draws from it instead). The busy ratio of the step as it runs divides the kernel time per step by the "
                  "step timed without a profiler (`%s` times it the lesson's bench() way and passes it as "
                  "`--tpot-ms`); the one on the traced timeline divides by a step the profiler slowed down.\n\n"
                  "| measure | the kit (emulated HF eager, batch 1) | your PyTorch run | where they differ and why |\n"

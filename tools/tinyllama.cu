@@ -19,6 +19,7 @@
 #include <string.h>
 #include "args.h"
 #include "model/config.h"
+#include "gpu/dispatch.h"
 #include "gpu/gpu_model.h"
 #include "gpu/launch.h"
 #include "model/model.h"
@@ -31,6 +32,7 @@ static const char *USAGE =
     "usage: bin/tinyllama [--model DIR | --synthetic] [--cpu] [--prompt TEXT | --prompt-ids 1,2,3]\n"
     "                     [--new N] [--dump-logits FILE] [--seed N]\n"
     "                     [--mode eager|fused|graph|graph_eager|persistent] [--batch B] [--dispatch-us N]\n"
+    "                     [--dispatch-from TRACE]\n"
     "                     [--quant fp16|int8|int8_unfused] [--vs-fp16 N]\n"
     "  --model DIR        config.json + model.safetensors (+ tokenizer.json); make model fetches them\n"
     "  --synthetic        TinyLlama's shapes with seeded weights (the default without --model)\n"
@@ -43,7 +45,9 @@ static const char *USAGE =
     "  --mode M           GPU decode: eager, fused, graph (default) or graph_eager; beyond the week,\n"
     "                     persistent: the whole step in one kernel (sm_90, fp16, up to 8 rows)\n"
     "  --batch B          GPU batch rows, all with the same prompt (default 1)\n"
-    "  --dispatch-us N    host busy-wait before each launch, like a Python dispatcher (default 0)\n"
+    "  --dispatch-us N    host busy-wait before each launch, like a Python dispatcher: drawn from a real\n"
+    "                     PyTorch trace's host gaps, N their median (default 0: none; the days use 14)\n"
+    "  --dispatch-from TRACE  draw the waits from your torch.profiler trace (its median, or --dispatch-us's)\n"
     "  --quant Q          the weights: fp16 (default); int8 weight-only, a scale per output row, which the\n"
     "                     fused and graph GEMVs read as int8; int8_unfused, each layer dequantized to fp16\n"
     "                     first (what eager does under either int8); with --cpu, the fp32 int8 reference\n"
@@ -52,7 +56,7 @@ static const char *USAGE =
 static const int DEFAULT_PROMPT[] = {1, 450, 11148, 3304, 338, 263, 21849, 630, 4275, 3082, 3949, 295, 333};
 
 typedef struct {
-    const char *model_dir, *prompt, *prompt_ids, *dump;
+    const char *model_dir, *prompt, *prompt_ids, *dump, *dispatch_from;
     int cpu, synthetic, n_new, batch, mode, quant, vs_fp16;
     double dispatch_us;
     unsigned long long seed;
@@ -60,7 +64,7 @@ typedef struct {
 
 static Args parse_args(int argc, char **argv) {
     Args a = {};
-    a.n_new = 16, a.batch = 1, a.mode = MODE_GRAPH;
+    a.n_new = 16, a.batch = 1, a.mode = MODE_GRAPH, a.dispatch_us = NAN;   /* NAN: --dispatch-us not given */
     int seed = 1;   /* into a.seed after parsing: the table's integers are int */
     const ArgFlag flags[] = {
         ARG_MODEL(&a.model_dir),
@@ -73,12 +77,14 @@ static Args parse_args(int argc, char **argv) {
         {"--seed", ARG_INT, &seed, 0, 1e9, "the synthetic weights' seed"},
         {"--batch", ARG_INT, &a.batch, 1, 1e9, "GPU batch rows"},
         ARG_DISPATCH_US(&a.dispatch_us),
+        ARG_DISPATCH_FROM(&a.dispatch_from),
         {"--vs-fp16", ARG_INT, &a.vs_fp16, 1, 1e9, "tokens fp16 generates for the comparison"},
         {"--quant", ARG_CHOICE, &a.quant, 0, 0, "fp16|int8|int8_unfused"},                       /* Quant's order */
         {"--mode", ARG_CHOICE, &a.mode, 0, 0, "eager|fused|graph|graph_eager|persistent"},     /* Mode's order */
         {0},
     };
     args_parse("tinyllama", USAGE, argc, argv, flags, NULL);
+    a.dispatch_us = dispatch_setup("tinyllama", a.dispatch_us, a.dispatch_from, 0);
     a.seed = (unsigned long long)seed;
     if (a.model_dir && a.synthetic) die("--model and --synthetic exclude each other; pick one");
     if (a.prompt && a.prompt_ids) die("--prompt and --prompt-ids exclude each other; pick one");
@@ -194,8 +200,13 @@ static void run_gpu(const Config *c, const Args *a, const int *ids, int n,
     if (a->batch > 1) printf("rows_agree=%s\n", agree ? "yes" : "no (batch rows with the same prompt differ)");
     Stats s = stats_of(t.step_ms, t.n_steps);
     StepCounts k = gpu_step_counts(m, (Mode)a->mode);
-    printf("mode=%s batch=%d dispatch_us=%g quant=%s\n", mode_name((Mode)a->mode), a->batch, a->dispatch_us,
+    printf("mode=%s batch=%d dispatch_median_us=%g quant=%s\n", mode_name((Mode)a->mode), a->batch, a->dispatch_us,
            quant_name((Quant)a->quant));
+    if (a->dispatch_us > 0) {
+        const DispatchShape *d = dispatch_shape();
+        printf("dispatch_p90_us=%.3g dispatch_mean_us=%.3g dispatch_source=\"%s\"\n", a->dispatch_us * dispatch_quantile(d, 90),
+               a->dispatch_us * dispatch_mean(d), d->source);
+    }
     printf("ttft_ms=%.3f\n", t.ttft_ms);
     if (t.n_steps > 0) {
         printf("tpot_ms=%.3f\n", s.median);

@@ -17,7 +17,9 @@
  *     from the aten op that launched them (linear / attn / norm / elementwise);
  *   - dispatch_us: the host time per launch beyond the launch call itself. Pass it to the
  *     kit (bin/tinyllama --dispatch-us N, the busy-wait day11 uses) to emulate this run's
- *     Python + dispatcher cost on the C engine;
+ *     Python + dispatcher cost on the C engine, or pass the trace itself (--dispatch-from
+ *     FILE) to draw each wait from its whole spread; --dispatch-table prints that spread as
+ *     the C table the kit's built-in one is (common/gpu/dispatch.c);
  *   - the step as it runs against the step under the profiler, day10's section 5 and day11's
  *     section 4 for a torch run. A trace holds only traced steps, so the untraced TPOT comes
  *     from outside: --tpot-ms X, the decode step timed without the profiler (the lesson's
@@ -55,6 +57,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "args.h"
+#include "gpu/dispatch.h"
 #include "report/rows.h"
 #include "measure/stats.h"
 #include "measure/trace_json.h"
@@ -63,11 +66,14 @@
 
 static const char USAGE[] =
     "usage: bin/trace_stats [--rows] [--tpot-ms MS] [--label TEXT] FILE.json[.gz]\n"
+    "       bin/trace_stats --dispatch-table FILE.json[.gz]\n"
     "  FILE          a torch.profiler trace (prof.export_chrome_trace) or the kit's results/trace_*.json\n"
     "  --rows        also write the medians to results/rows.tsv (day \"trace\") for day12's report\n"
     "  --tpot-ms MS  the decode step timed without the profiler (tools/torch_decode.py prints it as\n"
     "                tpot_ms=): gives the busy ratio of the step as it runs and the tracer's cost\n"
     "  --label TEXT  what made the run (\"torch 2.11, transformers 5.17, NVIDIA H200\"), kept in the rows' notes\n"
+    "  --dispatch-table  print only the distribution of the host time between launch calls as the\n"
+    "                C table of common/gpu/dispatch.c (what the kit's emulated dispatcher draws from)\n"
     "Prints key=value lines per ProfilerStep and their medians; errors: one line, exit 1.\n";
 
 /* The label goes into every row's note (255 characters, with the trace's own words). */
@@ -212,18 +218,31 @@ static void write_rows(const char *path, const TraceStats *s, const AsItRuns *a,
            1 + (int)(sizeof ROWS / sizeof ROWS[0]) + nmore + s->ntop);
 }
 
+/* --dispatch-table: the shape of the trace's host time between launch calls, as the C
+ * initializer common/gpu/dispatch.c holds (gpu/dispatch.h: how it is measured and drawn). */
+static int dispatch_table(const char *path) {
+    DispatchShape s;
+    char err[1024];
+    if (dispatch_shape_from_trace(path, &s, err, sizeof err)) die("%s", err);
+    printf("    /* %s: p90 %.2fx and mean %.2fx the median */\n", s.source, dispatch_quantile(&s, 90), dispatch_mean(&s));
+    dispatch_print_table(&s);
+    return 0;
+}
+
 int main(int argc, char **argv) {
     const char *path = NULL, *label_arg = NULL;
-    int rows = 0, ntraces = 0;
+    int rows = 0, ntraces = 0, table = 0;
     double tpot_ms = NAN;   /* stays NAN unless --tpot-ms is given */
     const ArgFlag flags[] = {
         {"--rows", ARG_FLAG, &rows, 0, 0, "also write results/rows.tsv"},
         {"--tpot-ms", ARG_REAL, &tpot_ms, 0.001, 60000,
          "the decode step in ms, timed without the profiler: tools/torch_decode.py prints it as tpot_ms="},
         {"--label", ARG_STRING, &label_arg, 0, 0, "what made the run, e.g. \"torch 2.11, transformers 5.17, NVIDIA H200\""},
+        {"--dispatch-table", ARG_FLAG, &table, 0, 0, "print the dispatcher's table"},
         {0}};
     const ArgWords trace = {"trace", 1, 1, &path, &ntraces, 0};
     args_parse("trace_stats", USAGE, argc, argv, flags, &trace);
+    if (table) return dispatch_table(path);
     char label[LABEL_MAX + 1];
     if (label_arg) {
         if (!*label_arg || strlen(label_arg) > LABEL_MAX)
@@ -279,6 +298,10 @@ int main(int argc, char **argv) {
         printf("# to emulate this run's host cost per launch on the kit: --dispatch-us %.0f (%.1f us from one launch "
                "call to the next, less the %.1f us call itself)\n", s.median[TS_DISPATCH_US],
                s.median[TS_CPU_PER_LAUNCH_US], s.median[TS_LAUNCH_CALL_US]);
+    DispatchShape d;   /* the same host time, interval by interval: the distribution the kit can draw from */
+    if (dispatch_shape_from(s.dispatch_us, s.n_dispatch, &d, err, sizeof err) == 0)
+        printf("# or each wait drawn from its whole spread: --dispatch-from and this file (%d intervals between launch "
+               "calls: median %.1f us, p90 %.1f us)\n", d.n, d.median_us, d.median_us * dispatch_quantile(&d, 90));
     if (rows) write_rows(path, &s, &a, label_arg ? label : NULL);
     trace_stats_free(&s);
     trace_json_free(&tj);

@@ -2,6 +2,7 @@
 #include <nvtx3/nvToolsExt.h>
 #include <cupti.h>
 #include <string.h>
+#include "gpu/dispatch.h"
 #include "gpu/launch.h"
 #include "measure/trace.h"
 #include "util.h"
@@ -24,10 +25,7 @@ int launch_record_stop(void) {
 }
 
 void op_begin(Part part, int layer, const char *op) {
-    if (!g_launch.capturing && g_launch.dispatch_us > 0) {
-        uint64_t until = now_ns() + (uint64_t)(g_launch.dispatch_us * 1e3);
-        while (now_ns() < until) {}
-    }
+    if (!g_launch.capturing) dispatch_wait(g_launch.dispatch_us);   /* a graph's replay pays none */
     if (g_rec) {
         const OpRecord r = {op, part, layer};
         if (g_rec_n < g_rec_cap) g_rec[g_rec_n] = r;

@@ -1,7 +1,8 @@
 /* launch: the one path every kernel launch and cuBLAS call of the model goes through. It
  * counts the op, tags it with its model part and layer (NVTX range named after the op,
- * CUPTI external correlation id when a trace is running), and can busy-wait dispatch_us
- * on the host first, to emulate a Python framework's per-op dispatcher. */
+ * CUPTI external correlation id when a trace is running), and can busy-wait on the host
+ * first, to emulate a Python framework's per-op dispatcher: a time drawn from the
+ * distribution of gpu/dispatch.h, scaled so that its median is dispatch_us. */
 #ifndef KIT_LAUNCH_H
 #define KIT_LAUNCH_H
 #include "parts.h"
@@ -10,7 +11,7 @@ extern "C" {
 #endif
 
 typedef struct {
-    double dispatch_us;             /* host busy-wait before each launch (0 = none) */
+    double dispatch_us;             /* the median host busy-wait before each launch (0 = none) */
     long long ops;                  /* ops launched from the host since launch_reset() */
     long long gemms;                /* of which linear layers */
     long long weight_bytes;         /* bytes of weights the linear layers read (and the unfused int8

@@ -92,10 +92,6 @@ static int by_start(const void *a, const void *b) {
     if (x->end != y->end) return x->end < y->end ? -1 : 1;
     return x->i - y->i;
 }
-static int by_u64(const void *a, const void *b) {
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return (x > y) - (x < y);
-}
 static int by_corr(const void *a, const void *b) {
     const CorrIdx *x = a, *y = b;
     return x->corr != y->corr ? (x->corr < y->corr ? -1 : 1) : x->i - y->i;
@@ -299,22 +295,26 @@ TraceWindow trace_window_host(const Trace *t, uint64_t t0, uint64_t t1, uint64_t
     free(gap_end);
     free(union_end);
 
-    /* the host: launch calls, the time from one to the next, and how long each kernel waited
-     * after its call returned */
+    /* the host: launch calls, the time from one to the next (start to start, and from the
+     * end of one to the start of the next: the host's own time between launches), and how
+     * long each kernel waited after its call returned */
     double *d = xmalloc(sizeof(double) * (size_t)(t->napi + n + 1));
-    uint64_t *starts = xmalloc(sizeof(uint64_t) * (size_t)(t->napi + 1));
+    Span *calls = xmalloc(sizeof(Span) * (size_t)(t->napi + 1));
     int nd = 0;
     for (int i = 0; i < t->napi; i++)
         if (in_window(t->api[i].start, h0, h1) && trace_is_launch_call(t->api[i].name)) {
-            starts[nd] = t->api[i].start;
+            calls[nd] = (Span){t->api[i].start, t->api[i].end, i};
             d[nd++] = (double)(t->api[i].end - t->api[i].start);
         }
     w.launch_api_ns = stats_of(d, nd);
     w.launch_calls_per_step = nd * per_step;
-    qsort(starts, nd, sizeof(uint64_t), by_u64);
-    for (int i = 1; i < nd; i++) d[i - 1] = (double)(starts[i] - starts[i - 1]);
+    qsort(calls, nd, sizeof(Span), by_start);
+    for (int i = 1; i < nd; i++) d[i - 1] = (double)(calls[i].start - calls[i - 1].start);
     w.launch_interval_ns = stats_of(d, nd > 1 ? nd - 1 : 0);
-    free(starts);
+    w.dispatch_ns = xmalloc(sizeof(double) * (size_t)(nd + 1));
+    for (int i = 1; i < nd; i++) w.dispatch_ns[i - 1] = (double)calls[i].start - (double)calls[i - 1].end;
+    w.n_dispatch = nd > 1 ? nd - 1 : 0;
+    free(calls);
     nd = 0;
     for (int i = 0; i < n; i++) {
         const TApi *a = api_of(t, ix, t->k[s[i].i].corr);
@@ -347,9 +347,11 @@ TraceWindow trace_window_host(const Trace *t, uint64_t t0, uint64_t t1, uint64_t
 void trace_window_free(TraceWindow *w) {
     free(w->gaps_ns);
     free(w->names);
+    free(w->dispatch_ns);
     w->gaps_ns = NULL;
     w->names = NULL;
-    w->n_gaps = w->n_names = 0;
+    w->dispatch_ns = NULL;
+    w->n_gaps = w->n_names = w->n_dispatch = 0;
 }
 
 /* ---- Chrome-trace JSON -------------------------------------------------------------- */

@@ -86,6 +86,11 @@ typedef struct {
                                   * host-bound shares above are 0 without having been measured */
     Stats launch_api_ns;         /* duration of cudaLaunchKernel* calls */
     Stats launch_interval_ns;    /* from one launch call's start to the next one's: the host's time per launch */
+    double *dispatch_ns;         /* for each launch call after the first (by start): the time from the end of
+                                  * the call before it to its start, the host's time per launch beyond the
+                                  * call itself (what the emulated dispatcher draws from); n_dispatch of them,
+                                  * in the calls' order (owned) */
+    int n_dispatch;
     Stats launch_delay_ns;       /* kernel start - end of its launch call (>= 0) */
     TPartTime parts[P_COUNT];
     TNameTime *names; int n_names;   /* sorted by total time, descending (owned) */

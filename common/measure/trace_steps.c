@@ -170,11 +170,21 @@ static void absurd_times(const Trace *v, uint64_t g0, uint64_t g1, long number, 
     }
 }
 
+/* The step's dispatch intervals after the ones of the steps before it. */
+static void add_dispatch(TraceStats *s, const TraceWindow *w) {
+    if (!w->n_dispatch) return;
+    double *grown = realloc(s->dispatch_us, sizeof(double) * (size_t)(s->n_dispatch + w->n_dispatch));
+    if (!grown) die("trace: out of host memory at %d dispatch intervals", s->n_dispatch);
+    s->dispatch_us = grown;
+    for (int i = 0; i < w->n_dispatch; i++) s->dispatch_us[s->n_dispatch++] = w->dispatch_ns[i] / 1e3;
+}
+
 static void one_window(const Trace *t, const CallStart *calls, uint64_t g0, uint64_t g1, uint64_t h0, uint64_t h1,
                        long number, const char *linear_from, StepStats *st, NameSums *names, Facts *f, TraceStats *s) {
     TApi *copied;
     Trace v = view(t, calls, g0, g1, h0, h1, &copied);
     TraceWindow w = trace_window_host(&v, g0, g1, h0, h1, 1);
+    add_dispatch(s, &w);
     absurd_times(&v, g0, g1, number, &w, s);
     double *x = st->v;
     int host = f->launch_calls > 0, kernels = w.kernels > 0;
@@ -369,5 +379,6 @@ int trace_stats(const TraceJson *tj, TraceStats *out, char *err, size_t cap) {
 
 void trace_stats_free(TraceStats *s) {
     free(s->step);
+    free(s->dispatch_us);
     memset(s, 0, sizeof *s);
 }

@@ -16,7 +16,11 @@
  *     has no aten::linear; the GEMM ops of the kit's tags when it has no cpu_op at all);
  *   - cpu_per_launch_us = from one launch call's start to the next one's: the host's time
  *     per launched kernel; dispatch_us = that minus the launch call itself: what
- *     --dispatch-us must add in front of the kit's own launch call to emulate the run. */
+ *     --dispatch-us must add in front of the kit's own launch call to emulate the run;
+ *   - the dispatch intervals, pooled over the steps: inside each CPU-side window, the launch
+ *     calls sorted by start, and for each but the first, its start less the end of the call
+ *     before it (trace.h's TraceWindow.dispatch_ns). Their distribution is what the kit's
+ *     emulated dispatcher draws from (gpu/dispatch.h: its built-in table, --dispatch-from). */
 #ifndef KIT_TRACE_STEPS_H
 #define KIT_TRACE_STEPS_H
 #include "measure/trace_json.h"
@@ -44,6 +48,8 @@ typedef struct {
     double median[TS_COUNT];  /* over the steps, NANs left out */
     const char *why[TS_COUNT];  /* for each median that is NAN: why it was not measured */
     TopKernel top[3]; int ntop;
+    double *dispatch_us;      /* the dispatch intervals of every step, step after step, in us (owned) */
+    int n_dispatch;
     /* What looks wrong in the trace but leaves numbers to report (overlapping windows,
      * absurd times): one line each, naming the step or event; the first 4 kept. */
     char warning[4][400]; int nwarnings, warnings_left_out;

@@ -6,7 +6,7 @@
  *
  *   day07.first_generate_ms >= 2 * day07.warm_generate_ms
  *   day08.matmul_nosync_tflops > theory(day08.matmul_nosync_tflops)
- *   day11.busy_eager_b1_d40 < day11.busy_eager_b1_d0 and day11.busy_eager_b1_d40 < 50
+ *   day11.busy_eager_b1_d14 < day11.busy_eager_b1_d0 and day11.busy_eager_b1_d14 < 50
  *
  * day.key is that row's measured value, theory(day.key) its theory column; numbers,
  * + - * / and parentheses; comparisons < <= > >= == != ('==' means equal to 6 significant

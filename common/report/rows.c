@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "gpu/dispatch.h"
 #include "report/rows.h"
 #include "util.h"
 
@@ -138,6 +139,29 @@ void report(const char *day, const char *key, double theory, double measured,
             const char *unit, const char *note) {
     if (!g_quiet) rows_print(key, theory, measured, unit, note);
     rows_write(day, key, theory, measured, unit, note);
+}
+
+/* The three numbers a reader needs to place the emulated dispatcher: its median (what
+ * --dispatch-us sets, and what rows named _d<N> name), its p90 (the spread), and its mean
+ * (launches x mean = the host time it adds to a step). Not measurements of the GPU: what the
+ * day drew from, written down so the report and a reader know it. */
+void report_dispatch(const char *day, double median_us) {
+    const DispatchShape *s = dispatch_shape();
+    char note[256];
+    if (!(median_us > 0)) {
+        report(day, "dispatch_median_us", NAN, 0, "us", "no emulated dispatcher (--dispatch-us 0): the kit's bare C launches");
+        return;
+    }
+    printf("dispatch_source=\"%s\"\n", s->source);
+    snprintf(note, sizeof note, "the emulated dispatcher's median busy-wait before each launch (--dispatch-us), drawn "
+             "from %s", s->source);
+    report(day, "dispatch_median_us", NAN, median_us, "us", note);
+    snprintf(note, sizeof note, "p90 of the emulated dispatcher's draws, %.2fx their median (a real PyTorch host's "
+             "gaps are a spread)", dispatch_quantile(s, 90));
+    report(day, "dispatch_p90_us", NAN, median_us * dispatch_quantile(s, 90), "us", note);
+    snprintf(note, sizeof note, "mean of the emulated dispatcher's draws, %.2fx their median: launches x this = the "
+             "host time it adds to a step", dispatch_mean(s));
+    report(day, "dispatch_mean_us", NAN, median_us * dispatch_mean(s), "us", note);
 }
 
 static int g_impossible;

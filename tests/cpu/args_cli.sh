@@ -33,7 +33,7 @@ for p in $programs; do
 done
 
 # the days and the GPU tools: numbers, values, zero
-d="microseconds the emulated dispatcher busy-waits before each launch; 0 = no dispatcher, the kit's bare C launches"
+d="the median microseconds the emulated dispatcher busy-waits before each launch; 0 = no dispatcher, the kit's bare C launches"
 refuses bench "bench: --new 3x: give a whole number from 2 to 4096 (tokens to generate)" --new 3x
 refuses bench "bench: --new 1: give a whole number from 2 to 4096 (tokens to generate)" --new 1
 refuses bench "bench: --prompt -5: give a whole number from 1 to 1000000 (prompt tokens)" --prompt -5
@@ -58,6 +58,15 @@ refuses day10_profiler "day10: --batch 257: give a whole number from 1 to 256 (r
 refuses day10_profiler "day10: --dispatch-us -1: give a number from 0 to 1000 ($d)" --dispatch-us -1
 refuses day10_profiler "day10: --mode eagerly: give one of eager, fused, graph, graph_eager or persistent" --mode eagerly
 refuses day11_gaps "day11: --dispatch-us 1e9: give a number from 0 to 1000 ($d)" --dispatch-us 1e9
+# --dispatch-from: the trace is read right after parsing, before the GPU: a missing file, a trace
+# whose steps hold too few launch calls to make a distribution
+nofile="/nonexistent/trace.json: no such file, or not a regular file (give a trace from torch.profiler's export_chrome_trace, or the kit's results/trace_*.json)"
+for p in day09_ttft_tpot day10_profiler day11_gaps tinyllama; do
+  name=${p%%_*}; [ $p = tinyllama ] && name=tinyllama
+  refuses $p "$name: --dispatch-from $nofile" --dispatch-from /nonexistent/trace.json
+done
+printf '{"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "ts": 1, "dur": 1, "args": {"correlation": 1}}]}' >"$tmp/one.json"
+refuses tinyllama "tinyllama: --dispatch-from $tmp/one.json: 0 intervals between launch calls (cuda_runtime/cuda_driver cudaLaunchKernel*, cuLaunchKernel*) inside the profiled steps, too few for a distribution (at least 10; a decode step has hundreds): profile whole decode steps with their CPU side (ProfilerActivity.CPU and CUDA)" --dispatch-from "$tmp/one.json" --dispatch-us 3
 for z in 0 0.5; do
   refuses day11_gaps "day11: --dispatch-us $z would repeat the bare-C rows (<mode>_b<batch>_d0) day11 always measures (rows name the cost in whole microseconds); give the emulated dispatcher's cost, above 0.5" --dispatch-us $z
 done

@@ -76,7 +76,7 @@ broken "synced matmul TFLOP/s below the peak" FAKE_SET="day08 matmul_synced_tflo
 broken "sync-after-only includes the queued prefill" FAKE_SET="day08 time_sync_after_graph_ms 4 0"
 broken "cudaMemcpy waits for queued work" FAKE_SET="day08 implicit_sync_d2h_ms 4 1"
 broken "bench without its first sync spreads more" FAKE_SET="day08 bench_range_pct_nosync 4 0"
-for k in tpot_ms tpot_ms_events tpot_ms_eager tpot_ms_fused tpot_ms_graph tpot_ms_graph_d40 ttft_ms ttft_ms_bare \
+for k in tpot_ms tpot_ms_events tpot_ms_eager tpot_ms_fused tpot_ms_graph tpot_ms_graph_d14 ttft_ms ttft_ms_bare \
          tpot_ms_int8_graph tpot_ms_int8_fused tpot_ms_int8_unfused_graph ttft_ms_int8; do
   broken "day09 $k .* not below its floor" FAKE_SET="day09 $k 4 $(times "$(cell day09 $k 3)" 0.1)"
 done

@@ -13,7 +13,7 @@
 
 static int n_new, batch, mode, verbose, nwords;
 static double dispatch_us, scale;
-static const char *model, *word[2];
+static const char *model, *dispatch_from, *word[2];
 static const ArgFlag FLAGS[] = {
     {"--new", ARG_INT, &n_new, 2, 4096, "tokens to generate"},
     {"--batch", ARG_INT, &batch, -3, 256, "rows"},
@@ -22,6 +22,7 @@ static const ArgFlag FLAGS[] = {
     {"--verbose", ARG_FLAG, &verbose, 0, 0, "every line"},
     ARG_MODEL(&model),
     ARG_DISPATCH_US(&dispatch_us),
+    ARG_DISPATCH_FROM(&dispatch_from),
     {0},
 };
 static const ArgWords WORDS = {"claims.tsv and rows.tsv", 1, 2, word, &nwords, 0};
@@ -35,7 +36,7 @@ static int parse(const ArgWords *w, ...) {
     va_start(ap, w);
     for (char *s; (s = va_arg(ap, char *)) != NULL && argc < 15;) argv[argc++] = s;
     va_end(ap);
-    n_new = batch = mode = verbose = nwords = -99, dispatch_us = scale = -99, model = word[0] = word[1] = NULL;
+    n_new = batch = mode = verbose = nwords = -99, dispatch_us = scale = -99, model = dispatch_from = word[0] = word[1] = NULL;
     err[0] = 0;
     return args_read("prog", "usage: prog [--new N] A [B]\n  more\n", argc, argv, FLAGS, w, err, sizeof err);
 }
@@ -102,6 +103,12 @@ int main(void) {
     CHECK(parse(&WORDS, "--dispatch-us", "1000.5", NULL) < 0 && SAID("--dispatch-us 1000.5: give a number from 0 to 1000 (")
               && SAID("0 = no dispatcher"), "--dispatch-us above 1000: %s", err);
     CHECK(parse(&WORDS, "--dispatch-us", "-0.1", NULL) < 0, "--dispatch-us below 0");
+    CHECK(parse(&WORDS, "a", NULL) == 0 && dispatch_us == -99, "--dispatch-us not given: its destination as it was "
+          "(a program presets NAN, so dispatch_setup tells 'not given' from 0)");
+    CHECK(parse(&WORDS, "--dispatch-from", "t.json.gz", "--dispatch-us", "20", "a", NULL) == 0 &&
+              !strcmp(dispatch_from, "t.json.gz") && dispatch_us == 20, "--dispatch-from TRACE beside --dispatch-us");
+    CHECK(parse(&WORDS, "a", "--dispatch-from", NULL) < 0 && SAID("--dispatch-from needs a value (a torch.profiler trace"),
+          "--dispatch-from without its trace: %s", err);
     CHECK(parse(&WORDS, "--scale", "0", NULL) < 0 && SAID("from 0.5 to 2"), "0 outside a range");
     CHECK(parse(&WORDS, "--batch", "0", "a", NULL) == 0 && batch == 0, "0 inside an int range");
 

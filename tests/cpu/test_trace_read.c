@@ -90,6 +90,11 @@ static void test_kit_trace(void) {
     CHECK(near(v[TS_CPU_PER_LAUNCH_US], w.launch_interval_ns.median / 1e3) &&
           near(v[TS_LAUNCH_CALL_US], w.launch_api_ns.median / 1e3) &&
           near(v[TS_DISPATCH_US], v[TS_CPU_PER_LAUNCH_US] - v[TS_LAUNCH_CALL_US]), "launch interval, call, dispatch");
+    /* the calls at 1-3, 12-15, 20-26, 44-47, 60-62 us: from one's end to the next one's start */
+    CHECK(w.n_dispatch == 4 && w.dispatch_ns[0] == 9000 && w.dispatch_ns[1] == 5000 && w.dispatch_ns[2] == 18000 &&
+          w.dispatch_ns[3] == 13000, "the window's dispatch intervals: %d, want 9, 5, 18, 13 us", w.n_dispatch);
+    CHECK(s.n_dispatch == 4 && near(s.dispatch_us[0], 9) && near(s.dispatch_us[1], 5) && near(s.dispatch_us[2], 18) &&
+          near(s.dispatch_us[3], 13), "trace_stats' dispatch intervals, the same in us: %d", s.n_dispatch);
     CHECK(s.ntop == 3 && !strcmp(s.top[0].name, "gemv_f16_kernel") && !strcmp(s.top[0].parts, "q/lm_head") &&
           near(s.top[0].share, 20.0 / 40) && !strncmp(s.top[1].name, "reduce_kernel<512, 1,", 21) &&
           !strcmp(s.top[1].parts, "norm"), "top: %s (%s) %g, %s (%s)", s.top[0].name, s.top[0].parts, s.top[0].share,
@@ -185,6 +190,11 @@ static void check_torch(const TraceJson *tj, const char *what) {
     CHECK(near(v[TS_CPU_PER_LAUNCH_US], 19) && near(v[TS_LAUNCH_CALL_US], 3) && near(v[TS_DISPATCH_US], 16),
           "%s: launches 27, 43, 11, 3 us apart (median 19), calls 3 us: dispatch 16 (%g %g %g)", what,
           v[TS_CPU_PER_LAUNCH_US], v[TS_LAUNCH_CALL_US], v[TS_DISPATCH_US]);
+    CHECK(s.n_dispatch == 4 && near(s.dispatch_us[0], 22) && near(s.dispatch_us[1], 39) && near(s.dispatch_us[2], 8) &&
+          near(s.dispatch_us[3], 1), "%s: the dispatch intervals, from the calls' ends (120, 146, 188, 198 us) to the "
+          "next starts (142, 185, 196, 199), step 8's lone call none: %d (%g %g %g %g)",
+          what, s.n_dispatch, s.n_dispatch > 0 ? s.dispatch_us[0] : NAN, s.n_dispatch > 1 ? s.dispatch_us[1] : NAN,
+          s.n_dispatch > 2 ? s.dispatch_us[2] : NAN, s.n_dispatch > 3 ? s.dispatch_us[3] : NAN);
     v = s.step[1].v;
     CHECK(s.step[1].number == 8 && v[TS_KERNELS] == 1 && v[TS_LINEAR] == 0 && near(v[TS_BUSY], 1) && v[TS_GAPS] == 0 &&
           isnan(v[TS_HOST_BOUND]) && isnan(v[TS_CPU_PER_LAUNCH_US]), "%s: step 8 by its CPU side: one kernel", what);

@@ -11,12 +11,16 @@
  * no kernel), and so does each median not measured; a complete file gives the same records
  * or the same sentence as memory (the file's prefixed with its path); a cut .gz is refused
  * as cut short (or on a bound, which the reader checks first); an accepted trace has at
- * least one window, and every busy ratio and host-bound share it computes lies in [0, 1].
+ * least one window, and every busy ratio and host-bound share it computes lies in [0, 1];
+ * its dispatch intervals are finite, and the emulated dispatcher's shape made from them
+ * (gpu/dispatch.h, --dispatch-from) rises from p0 to p100 with 1 at the median, or is
+ * refused with a sentence.
  * The reader reports bad input in its err string and never dies. */
 #include <math.h>
 #include <string.h>
 #include <zlib.h>
 #include "fuzz.h"
+#include "gpu/dispatch.h"
 #include "measure/trace_json.h"
 #include "measure/trace_steps.h"
 
@@ -41,6 +45,15 @@ static void analyse(const TraceJson *tj) {
         FUZZ_ASSERT(unit(s.step[i].v[TS_BUSY]) && unit(s.step[i].v[TS_HOST_BOUND]) && unit(s.step[i].v[TS_HOST_BOUND_GAPS]),
                     "step %d: busy %g, host-bound %g / %g", i, s.step[i].v[TS_BUSY], s.step[i].v[TS_HOST_BOUND],
                     s.step[i].v[TS_HOST_BOUND_GAPS]);
+    for (int i = 0; i < s.n_dispatch; i++)
+        FUZZ_ASSERT(isfinite(s.dispatch_us[i]), "dispatch interval %d of %d: %g", i, s.n_dispatch, s.dispatch_us[i]);
+    DispatchShape d;
+    if (dispatch_shape_from(s.dispatch_us, s.n_dispatch, &d, err, sizeof err) == 0) {
+        int rising = d.median_us > 0 && d.n == s.n_dispatch;
+        for (int i = 0; i < DISPATCH_NQ; i++)
+            rising &= (i == 0 || d.q[i] >= d.q[i - 1]) && (DISPATCH_PCT[i] != 50 || d.q[i] == 1);
+        FUZZ_ASSERT(rising, "the dispatcher's shape of %d intervals does not rise to 1 at the median", s.n_dispatch);
+    } else FUZZ_ASSERT(*err, "the dispatcher's shape refused without a reason");
     trace_stats_free(&s);
 }
 

@@ -59,10 +59,10 @@ done
 for k in ttft_ms tpot_ms ratio tok_s mbu ttft_over_tpot ttft_ms_sub ttft_ms_stream ttft_ms_events \
          tpot_ms_sub tpot_ms_stream tpot_ms_events tpot_ms_eager ratio_eager mbu_eager tpot_ms_fused \
          ratio_fused mbu_fused tpot_ms_graph ratio_graph mbu_graph total_over_n_ms_8 total_over_n_ms_64 \
-         prefill_intensity_200 prefill_tflops_200 dispatch_us dispatch_cost_ms ttft_ms_bare tpot_ms_graph_eager \
-         tpot_ms_eager_d40 tpot_ms_graph_eager_d40 tpot_ms_fused_d40 tpot_ms_graph_d40 step_gb \
-         tpot_ms_int8_fused tpot_ms_int8_graph tpot_ms_int8_graph_d40 ttft_ms_int8 ratio16_int8_graph step_gb_int8 \
-         tpot_ms_int8_unfused_fused tpot_ms_int8_unfused_graph tpot_ms_int8_unfused_graph_d40 ttft_ms_int8_unfused \
+         prefill_intensity_200 prefill_tflops_200 dispatch_median_us dispatch_cost_ms ttft_ms_bare tpot_ms_graph_eager \
+         tpot_ms_eager_d14 tpot_ms_graph_eager_d14 tpot_ms_fused_d14 tpot_ms_graph_d14 step_gb \
+         tpot_ms_int8_fused tpot_ms_int8_graph tpot_ms_int8_graph_d14 ttft_ms_int8 ratio16_int8_graph step_gb_int8 \
+         tpot_ms_int8_unfused_fused tpot_ms_int8_unfused_graph tpot_ms_int8_unfused_graph_d14 ttft_ms_int8_unfused \
          step_gb_int8_unfused kernels_eager kernels_graph; do
   has_row day09 $k; ok $? "day09 row $k"
 done
@@ -82,7 +82,7 @@ fi
 holds "$(row day08 time_sync_after_graph_ms) > $(row day08 time_sync_both_graph_ms)"; ok $? "sync-after-only includes the queued prefill (graph step)"
 holds "$(row day08 implicit_sync_d2h_ms) > 25"; ok $? "a device-to-host cudaMemcpy waits for queued work"
 holds "$(row day08 bench_range_pct_nosync) > $(row day08 bench_range_pct_sync)"; ok $? "bench without its first sync spreads more"
-for k in tpot_ms tpot_ms_events tpot_ms_eager tpot_ms_fused tpot_ms_graph tpot_ms_graph_d40 ttft_ms ttft_ms_bare \
+for k in tpot_ms tpot_ms_events tpot_ms_eager tpot_ms_fused tpot_ms_graph tpot_ms_graph_d14 ttft_ms ttft_ms_bare \
          tpot_ms_int8_graph tpot_ms_int8_fused tpot_ms_int8_unfused_graph ttft_ms_int8; do
   holds "$(row day09 $k) >= $(theory day09 $k)"; ok $? "day09 $k $(row day09 $k) not below its floor $(theory day09 $k)"
 done
@@ -108,7 +108,7 @@ if [ -n "$why" ]; then
   ! has_row day09 tpot_ms_persistent && [ -n "$(col day09 persistent_not_run 6)" ]
   ok $? "day09: persistent not run: no TPOT row, the reason in persistent_not_run"
 else
-  for k in tpot_ms_persistent tpot_ms_persistent_d40 ratio_persistent kernels_persistent; do
+  for k in tpot_ms_persistent tpot_ms_persistent_d14 ratio_persistent kernels_persistent; do
     has_row day09 $k; ok $? "day09 row $k"
   done
   holds "$(row day09 tpot_ms_persistent) >= $(theory day09 tpot_ms_persistent)"; ok $? "day09 tpot_ms_persistent $(row day09 tpot_ms_persistent) not below its floor"

@@ -41,7 +41,7 @@ ok $? "the fused step's GEMVs hold 30-100% of its path ($(row day10 gemm_path_ms
 
 # day11: a row set per configuration, the sweep, the crossover
 cfgs=""
-for m in eager graph_eager fused graph; do for b in 1 32; do for d in 0 40; do cfgs="$cfgs ${m}_b${b}_d${d}"; done; done; done
+for m in eager graph_eager fused graph; do for b in 1 32; do for d in 0 14; do cfgs="$cfgs ${m}_b${b}_d${d}"; done; done; done
 config_rows() {   # config_rows CFG: day11's nine rows of a configuration, its busy ratio in (0, 100]
   local c=$1 n=0 b
   for k in busy gpu_ms_per_step gap_median_us gap_p90_us gaps_per_step host_bound launch_api_us tpot_ms busy_traced; do
@@ -55,17 +55,25 @@ for c in $cfgs; do config_rows $c; done
 for k in tracer_us_per_launch tracer_pct_full_eager_b1_d0 tracer_pct_kernels_eager_b1_d0; do
   has_row day11 $k; ok $? "day11 row $k"
 done
-for c in eager_b1_d40 graph_b1_d0; do   # NVML: a row, or one line saying why not
+for c in eager_b1_d14 graph_b1_d0; do   # NVML: a row, or one line saying why not
   has_row day11 nvml_util_$c || grep -q "^nvml_util_$c=not available" "$tmp/day11.log"
   ok $? "day11 nvml_util_$c: a row or 'not available'"
 done
-b10=$(row day10 busy) b11=$(row day11 busy_eager_b1_d40)   # day10's default: eager, batch 1, 40 us dispatch
+b10=$(row day10 busy) b11=$(row day11 busy_eager_b1_d14)   # day10's default: eager, batch 1, the default dispatcher
 awk -v a="$b10" -v b="$b11" 'BEGIN { d = a - b; exit !(a != "" && b != "" && d <= 3 && d >= -3) }'
-ok $? "day10's busy ($b10%) and day11's busy_eager_b1_d40 ($b11%) agree within 3 points"
-for d in 0 5 10 20 40; do
+ok $? "day10's busy ($b10%) and day11's busy_eager_b1_d14 ($b11%) agree within 3 points"
+for d in 0 5 10 14 20; do
   has_row day11 sweep_tpot_ms_d$d && has_row day11 sweep_busy_d$d; ok $? "day11 sweep rows d$d"
 done
 has_row day11 crossover_us; ok $? "day11 row crossover_us"
+# the dispatcher each day drew from: the default median, and a spread above it (the built-in table's
+# p90 is 2.9x the median, its mean 1.49x)
+for d in day10 day11; do
+  m=$(row $d dispatch_median_us) p=$(row $d dispatch_p90_us) a=$(row $d dispatch_mean_us)
+  awk -v m="$m" -v p="$p" -v a="$a" 'BEGIN { exit !(m == 14 && p > 2.5 * m && a > 1.3 * m && a < p) }'
+  ok $? "$d's dispatcher: median $m, p90 $p, mean $a us"
+  grep -q '^dispatch_source="built-in: ' "$tmp/${d}.log"; ok $? "$d prints where its dispatcher's distribution came from"
+done
 
 # the files: traces parse, gap lists are numbers, PNGs are PNGs
 for c in $cfgs; do

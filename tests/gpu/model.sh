@@ -1,7 +1,9 @@
 #!/bin/bash
 # model.sh: bin/tinyllama on the GPU against Hugging Face transformers.
 #   1. the tiny fixture (bf16 on disk): greedy tokens = transformers' fp16 ones, logits at
-#      every prompt position within 2e-2 of its fp32 logits.f32, in every mode;
+#      every prompt position within 2e-2 of its fp32 logits.f32, in every mode; with the
+#      emulated dispatcher drawn from the slower host's fixture trace (--dispatch-from), its
+#      median and source printed, the same tokens, a longer step;
 #   2. a TinyLlama-shaped model made here by hf_reference.py (needs torch + transformers):
 #      the first 8 greedy tokens = transformers' fp16 ones, and all five modes agree, persistent
 #      at batch 4 too (every row the same prompt).
@@ -45,6 +47,27 @@ if [ "$KIT_GPU" = t4 ]; then
   KIT_GPU= KIT_RESULTS=$TMP $BIN/bench --runs 1 --new 8 >"$TMP/bench" 2>&1; rc=$?
   check '[ $rc = 0 ] && ! grep -q "^error" "$TMP/bench"' "compute_75 build without the switch: bench exits 0 with no time under the floor ($(grep -m1 '^error' "$TMP/bench"))"
   grep -E '^bench mode=(eager|graph) +batch=1 ' "$TMP/bench"
+fi
+
+# 1c. the emulated dispatcher drawn from a real trace (--dispatch-from): the slower host's fixture
+# trace gives its own median (31.22 us) and says so; the tokens are the same; each step pays its
+# launches' draws on the host (the trace's mean is 3.8x its median: a quarter of the median per
+# kernel is a floor no run can miss, whatever share of the kernels a launch call makes)
+TRACE2=$FIX/torch-trace/trace_hf_eager_b1_host2.json.gz
+if [ -f "$TRACE2" ]; then
+  $BIN/tinyllama --model "$FIX/tiny-llama" --new 16 --mode eager --dispatch-us 0 >"$TMP/bare" 2>&1
+  $BIN/tinyllama --model "$FIX/tiny-llama" --new 16 --mode eager --dispatch-from "$TRACE2" >"$TMP/out" 2>&1
+  got=$(sed -n 's/^tokens=//p' "$TMP/out")
+  check 'same "$got" "$want" 16' "tiny eager, --dispatch-from: tokens $got, transformers fp16 $want"
+  m=$(sed -n 's/.*dispatch_median_us=\([0-9.]*\).*/\1/p' "$TMP/out")
+  check 'awk -v m="$m" "BEGIN { exit !(m != \"\" && m > 31.21 && m < 31.23) }" && grep -q "^dispatch_p90_us=.* dispatch_source=\"trace_hf_eager_b1_host2.json.gz: 2772 launch intervals" "$TMP/out"' \
+        "tiny eager, --dispatch-from: the trace's median ($m, want 31.22) and its source ($(grep -m1 '^dispatch_p90_us=' "$TMP/out"))"
+  t0=$(sed -n 's/^tpot_ms=//p' "$TMP/bare") t1=$(sed -n 's/^tpot_ms=//p' "$TMP/out") k=$(sed -n 's/^kernels_per_step=//p' "$TMP/out")
+  check 'awk -v a="$t0" -v b="$t1" -v k="$k" "BEGIN { exit !(a != \"\" && b != \"\" && k > 0 && b > a + k * 31.22 / 4 / 1e3) }"' \
+        "tiny eager, --dispatch-from: TPOT $t1 ms against $t0 bare: at least $k kernels x a quarter of the median more"
+  echo "tiny eager: tpot_ms bare $t0, drawn from the slower host's trace $t1 ($k launches a step)"
+else
+  check false "no $TRACE2"
 fi
 
 # 2. a TinyLlama-shaped model from transformers
