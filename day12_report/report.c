@@ -706,6 +706,69 @@ static void difference(const Row *kit, const Row *yours, char *cell) {
     else if (kit->measured > 0) add(cell, "%s× the kit's", num(yours->measured / kit->measured));
 }
 
+/* The "why" of a line where the two differ, computed from the rows. */
+static const char *note_tail(const Row *r) {   /* a note's last clause: "before the launch of aten::..." */
+    const char *semi = strrchr(r->note, ';');
+    return semi ? semi + 2 : r->note;
+}
+/* A step's time: one long host pause a step in your run that the emulated dispatcher never
+ * draws (trace_longest_pause_us, where it ends), and the rest of the step against the kit's;
+ * else the host time per launch call each side. */
+static void why_step(const Row *kit, const Row *yours, char *cell) {
+    const Row *pause = got("trace_longest_pause_us"), *launches = got("trace_launches_per_step");
+    const Row *kl = got(D("launches_per_step_eager_b1_d%.0f"));
+    const double pause_ms = pause ? pause->measured / 1e3 : 0;
+    if (pause_ms > 0.2 * yours->measured)
+        add(cell, "one host pause of %s ms a step in your run (`trace_longest_pause_us`, %s), which the emulated "
+                  "dispatcher never draws; the rest of your step, %s ms, is %s× the kit's", num(pause_ms),
+            note_tail(pause), num(yours->measured - pause_ms), num((yours->measured - pause_ms) / kit->measured));
+    else if (launches && kl && launches->measured > 0 && kl->measured > 0)
+        add(cell, "host time per launch call (the step ÷ its launch calls): yours %s µs, the kit's %s µs",
+            num(1e3 * yours->measured / launches->measured), num(1e3 * kit->measured / kl->measured));
+}
+/* A share of the step: the same kernels' time over steps of different lengths. */
+static void why_busy(const Row *kit, const Row *yours, char *cell) {
+    const Row *kg = got(D("gpu_ms_per_step_eager_b1_d%.0f")), *yg = got("trace_gpu_ms_per_step");
+    const Row *kt = got(D("tpot_ms_eager_b1_d%.0f")), *yt = got("trace_tpot_ms_untraced");
+    if (kg && yg && kt && yt && kt->measured > 0)
+        add(cell, "kernel time %s ms a step against the kit's %s, over a step %s× the kit's: the host sets the ratio",
+            num(yg->measured), num(kg->measured), num(yt->measured / kt->measured));
+}
+/* The tracer's share: its cost per launch over a step of another length. */
+static void why_tracer(const Row *kit, const Row *yours, char *cell) {
+    const Row *kt = got(D("tpot_ms_eager_b1_d%.0f")), *yt = got("trace_tpot_ms_untraced");
+    if (kt && yt && kt->measured > 0 && fabs(yt->measured / kt->measured - 1) > 0.2)
+        add(cell, "a share of a step %s× the kit's", num(yt->measured / kt->measured));
+}
+/* Counts: the same list of kernels, or another one than the kit mirrors. */
+static void why_count(const Row *kit, const Row *yours, char *cell) {
+    if (kit->measured == yours->measured)
+        add(cell, "the same: the kit's eager step launches the kernels of " EAGER_MIRRORS " one for one");
+    else add(cell, "the kit's eager step mirrors " EAGER_MIRRORS "; your versions (above) launch another list");
+}
+/* A top kernel: the same name at the same rank, or not. */
+static void why_rank(const Row *kit, const Row *yours, char *cell) {
+    const size_t nk = strcspn(kit->note, " "), ny = strcspn(yours->note, " ");
+    if (nk == ny && !strncmp(kit->note, yours->note, nk))
+        add(cell, "the same cuBLAS kernel at the same rank: the kit's GEMMs are PyTorch's; its share moves with the "
+                  "kernel time below");
+    else add(cell, "another kernel at this rank");
+}
+/* The kernel time: the GEMMs are the same kernels, the elementwise ones are the kit's own. */
+static void why_gpu_time(const Row *kit, const Row *yours, char *cell) {
+    const Row *k1 = got("top1_share"), *y1 = got("trace_top1_share");
+    if (k1 && y1 && !strncmp(k1->note, y1->note, strcspn(y1->note, " ")))
+        add(cell, "the GEMMs are the same cuBLAS kernels; the rest are the kit's own kernels of PyTorch's classes "
+                  "(elementwise, copy, reduce, cat) and its attention");
+}
+/* The gaps: drawn from a distribution against your host's own. */
+static void why_gaps(const Row *kit, const Row *yours, char *cell) {
+    const Row *yd = got("trace_dispatch_us");
+    if (yd)
+        add(cell, "the kit draws each launch's host time from the fixture trace's spread at a median of %s µs; yours "
+                  "is your host's (`trace_dispatch_us` %s µs)", num(dispatch_us()), num(yd->measured));
+}
+
 /* A row of the student's run that needed --tpot-ms and did not get it: absent (an older
  * bin/trace_stats) or "-" with "no --tpot-ms" in its note. */
 static int no_tpot(const char *key) {
@@ -715,30 +778,31 @@ static int no_tpot(const char *key) {
 
 static void your_pytorch_run(void) {
     static const struct { const char *item, *day, *kit, *yours; int needs_tpot; WhyPair why; } lines[] = {
-        {"Decode step (TPOT), timed without a profiler", "day11", "tpot_ms_eager_b1_d%.0f", "trace_tpot_ms_untraced", 1, NULL},
-        {"Decode step under the profiler", "day10", "tpot_ms_traced", "trace_tpot_ms_traced", 0, NULL},
-        {"The profiler's cost (traced step ÷ untraced − 1)", "day10", "profiler_overhead_pct", "trace_tracer_pct", 1, NULL},
+        {"Decode step (TPOT), timed without a profiler", "day11", "tpot_ms_eager_b1_d%.0f", "trace_tpot_ms_untraced", 1, why_step},
+        {"Decode step under the profiler", "day10", "tpot_ms_traced", "trace_tpot_ms_traced", 0, why_step},
+        {"The profiler's cost (traced step ÷ untraced − 1)", "day10", "profiler_overhead_pct", "trace_tracer_pct", 1, why_tracer},
         {"The profiler's cost per launch (the kit's: bare C launches)", "day11", "tracer_us_per_launch",
          "trace_tracer_us_per_launch", 1, NULL},
         {"GPU busy ratio of the step as it runs (kernel time ÷ untraced TPOT)", "day11", "busy_eager_b1_d%.0f",
-         "trace_busy_untraced", 1, NULL},
-        {"Kernels per step", "day10", "kernels_per_step", "trace_kernels_per_step", 0, NULL},
-        {"Launch calls per step", "day11", "launches_per_step_eager_b1_d%.0f", "trace_launches_per_step", 0, NULL},
-        {"Linear layers per step", "day10", "gemms_per_step", "trace_linear_per_step", 0, NULL},
-        {"Top 1 kernel / share", "day10", "top1_share", "trace_top1_share", 0, NULL},
-        {"Top 2 kernel / share", "day10", "top2_share", "trace_top2_share", 0, NULL},
-        {"Top 3 kernel / share", "day10", "top3_share", "trace_top3_share", 0, NULL},
-        {"Kernel time per step (overlaps merged)", "day11", "gpu_ms_per_step_eager_b1_d%.0f", "trace_gpu_ms_per_step", 0, NULL},
-        {"GPU busy ratio on the traced timeline (union ÷ span)", "day11", "busy_traced_eager_b1_d%.0f", "trace_busy", 0, NULL},
+         "trace_busy_untraced", 1, why_busy},
+        {"Kernels per step", "day10", "kernels_per_step", "trace_kernels_per_step", 0, why_count},
+        {"Launch calls per step", "day11", "launches_per_step_eager_b1_d%.0f", "trace_launches_per_step", 0, why_count},
+        {"Linear layers per step", "day10", "gemms_per_step", "trace_linear_per_step", 0, why_count},
+        {"Top 1 kernel / share", "day10", "top1_share", "trace_top1_share", 0, why_rank},
+        {"Top 2 kernel / share", "day10", "top2_share", "trace_top2_share", 0, why_rank},
+        {"Top 3 kernel / share", "day10", "top3_share", "trace_top3_share", 0, why_rank},
+        {"Kernel time per step (overlaps merged)", "day11", "gpu_ms_per_step_eager_b1_d%.0f", "trace_gpu_ms_per_step", 0, why_gpu_time},
+        {"GPU busy ratio on the traced timeline (union ÷ span)", "day11", "busy_traced_eager_b1_d%.0f", "trace_busy", 0, why_busy},
         {"Gaps per step", "day11", "gaps_per_step_eager_b1_d%.0f", "trace_gaps_per_step", 0, NULL},
-        {"Typical gap (median)", "day11", "gap_median_us_eager_b1_d%.0f", "trace_gap_median_us", 0, NULL},
-        {"Gap p90", "day11", "gap_p90_us_eager_b1_d%.0f", "trace_gap_p90_us", 0, NULL},
+        {"Typical gap (median)", "day11", "gap_median_us_eager_b1_d%.0f", "trace_gap_median_us", 0, why_gaps},
+        {"Gap p90", "day11", "gap_p90_us_eager_b1_d%.0f", "trace_gap_p90_us", 0, why_gaps},
         {"Host-bound gap time (whole gaps)", "day11", "host_bound_eager_b1_d%.0f", "trace_host_bound_gaps", 0, NULL},
         {"Host-bound gap time (only the part before the launch call began)", NULL, NULL, "trace_host_bound", 0, NULL},
         {"Launch call", "day11", "launch_api_us_eager_b1_d%.0f", "trace_launch_api_us", 0, NULL},
         {"Host time from one launch call to the next", NULL, NULL, "trace_cpu_per_launch_us", 0, NULL},
         {"Host time per launch beyond the call (`--dispatch-us`, the median)", "day11", "dispatch_median_us",
          "trace_dispatch_us", 0, NULL},
+        {"The longest host pause a step", NULL, NULL, "trace_longest_pause_us", 0, NULL},
     };
     const Row *steps = got("trace_steps");
     fprintf(out, "## Your PyTorch run\n\n");

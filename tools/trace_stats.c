@@ -108,7 +108,7 @@ static const RowSpec ROWS[] = {
     {TS_GAP_MEDIAN_US, "trace_gap_median_us", "us", 1}, {TS_GAP_P90_US, "trace_gap_p90_us", "us", 1},
     {TS_HOST_BOUND, "trace_host_bound", "%", 100}, {TS_HOST_BOUND_GAPS, "trace_host_bound_gaps", "%", 100},
     {TS_CPU_PER_LAUNCH_US, "trace_cpu_per_launch_us", "us", 1}, {TS_LAUNCH_CALL_US, "trace_launch_api_us", "us", 1},
-    {TS_DISPATCH_US, "trace_dispatch_us", "us", 1},
+    {TS_DISPATCH_US, "trace_dispatch_us", "us", 1}, {TS_LONGEST_PAUSE_US, "trace_longest_pause_us", "us", 1},
 };
 
 /* ---- the step as it runs, against the step under the profiler ----------------------------
@@ -188,7 +188,9 @@ static void write_rows(const char *path, const TraceStats *s, const AsItRuns *a,
         char why[512];   /* a value not measured is "-", rows.tsv's none, and its note says why */
         const char *reason = s->why[ROWS[i].stat];
         if (reason) snprintf(why, sizeof why, "%s; not measured: %s", note, reason);
-        rows_write("trace", ROWS[i].key, NAN, s->median[ROWS[i].stat] * ROWS[i].scale, ROWS[i].unit, reason ? why : note);
+        else if (ROWS[i].stat == TS_LONGEST_PAUSE_US) snprintf(why, sizeof why, "%s; %s", note, s->pause_op);
+        rows_write("trace", ROWS[i].key, NAN, s->median[ROWS[i].stat] * ROWS[i].scale, ROWS[i].unit,
+                   reason || ROWS[i].stat == TS_LONGEST_PAUSE_US ? why : note);
     }
     /* The step as it runs: day10's tpot_ms_untraced / tpot_ms_traced, day11's busy_* and tracer_* */
     const struct { const char *key, *unit, *how, *why; double v; } more[] = {
@@ -283,6 +285,7 @@ int main(int argc, char **argv) {
     for (int k = 0; k < TS_COUNT; k++) {
         value("", trace_stat_key(k), s.median[k]);
         if (s.why[k]) printf(" (not measured: %s)", s.why[k]);
+        else if (k == TS_LONGEST_PAUSE_US && s.pause_op[0]) printf(" (%s)", s.pause_op);
         printf("\n");
     }
     for (int i = 0; i < s.ntop; i++) {

@@ -312,7 +312,11 @@ TraceWindow trace_window_host(const Trace *t, uint64_t t0, uint64_t t1, uint64_t
     for (int i = 1; i < nd; i++) d[i - 1] = (double)(calls[i].start - calls[i - 1].start);
     w.launch_interval_ns = stats_of(d, nd > 1 ? nd - 1 : 0);
     w.dispatch_ns = xmalloc(sizeof(double) * (size_t)(nd + 1));
-    for (int i = 1; i < nd; i++) w.dispatch_ns[i - 1] = (double)calls[i].start - (double)calls[i - 1].end;
+    for (int i = 1; i < nd; i++) {
+        w.dispatch_ns[i - 1] = (double)calls[i].start - (double)calls[i - 1].end;
+        if (w.dispatch_ns[i - 1] > w.longest_dispatch_ns)
+            w.longest_dispatch_ns = w.dispatch_ns[i - 1], w.longest_dispatch_corr = t->api[calls[i].i].corr;
+    }
     w.n_dispatch = nd > 1 ? nd - 1 : 0;
     free(calls);
     nd = 0;

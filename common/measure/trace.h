@@ -91,6 +91,8 @@ typedef struct {
                                   * call itself (what the emulated dispatcher draws from); n_dispatch of them,
                                   * in the calls' order (owned) */
     int n_dispatch;
+    double longest_dispatch_ns;  /* the longest of them: the host's longest pause between two launches */
+    uint32_t longest_dispatch_corr;   /* the correlation id of the launch call that ended it */
     Stats launch_delay_ns;       /* kernel start - end of its launch call (>= 0) */
     TPartTime parts[P_COUNT];
     TNameTime *names; int n_names;   /* sorted by total time, descending (owned) */

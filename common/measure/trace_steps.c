@@ -14,6 +14,7 @@
 static const char *const keys[TS_COUNT] = {
     "kernels", "launches", "linear", "busy", "span_us", "gpu_us", "gaps", "gap_median_us",
     "gap_p90_us", "host_bound", "host_bound_gaps", "cpu_per_launch_us", "launch_call_us", "dispatch_us",
+    "longest_pause_us",
 };
 const char *trace_stat_key(TraceStat s) { return s >= 0 && s < TS_COUNT ? keys[s] : "?"; }
 
@@ -179,6 +180,23 @@ static void add_dispatch(TraceStats *s, const TraceWindow *w) {
     for (int i = 0; i < w->n_dispatch; i++) s->dispatch_us[s->n_dispatch++] = w->dispatch_ns[i] / 1e3;
 }
 
+/* Where a step's longest pause ends: the op (or kernel) the launch call after it launched;
+ * the steps' answers kept while they agree. */
+static void pause_where(TraceStats *s, const Trace *v, uint32_t corr) {
+    const char *at = "a launch call of no kernel in the step";
+    for (int i = 0; i < v->nk; i++)
+        if (v->k[i].corr == corr) {
+            at = v->k[i].op ? v->k[i].op : v->k[i].name ? v->k[i].name : at;
+            break;
+        }
+    char here[sizeof s->pause_op];
+    snprintf(here, sizeof here, "before the launch of %s", at);
+    rows_one_line(here);
+    if (!s->pause_op[0]) snprintf(s->pause_op, sizeof s->pause_op, "%s", here);
+    else if (strcmp(s->pause_op, here))
+        snprintf(s->pause_op, sizeof s->pause_op, "in a different place in each step");
+}
+
 static void one_window(const Trace *t, const CallStart *calls, uint64_t g0, uint64_t g1, uint64_t h0, uint64_t h1,
                        long number, const char *linear_from, StepStats *st, NameSums *names, Facts *f, TraceStats *s) {
     TApi *copied;
@@ -208,6 +226,8 @@ static void one_window(const Trace *t, const CallStart *calls, uint64_t g0, uint
     x[TS_LAUNCH_CALL_US] = w.launch_api_ns.median / 1e3;
     double beyond_call = x[TS_CPU_PER_LAUNCH_US] - x[TS_LAUNCH_CALL_US];
     x[TS_DISPATCH_US] = isnan(beyond_call) ? NAN : beyond_call > 0 ? beyond_call : 0;
+    x[TS_LONGEST_PAUSE_US] = w.n_dispatch ? w.longest_dispatch_ns / 1e3 : NAN;
+    if (w.n_dispatch) pause_where(s, &v, w.longest_dispatch_corr);
     f->with_gaps += w.n_gaps > 0;
     f->with_a_call += w.launch_api_ns.n > 0;
     f->with_two_calls += w.launch_interval_ns.n > 0;
@@ -226,7 +246,7 @@ static const char *why_not(TraceStat k, const Facts *f) {
                                    "the trace: no kernel joins the call that launched it";
     static const char no_gaps[] = "no step has a gap between its kernels: the GPU never waited";
     switch (k) {
-    case TS_LAUNCHES: case TS_CPU_PER_LAUNCH_US: case TS_LAUNCH_CALL_US: case TS_DISPATCH_US:
+    case TS_LAUNCHES: case TS_CPU_PER_LAUNCH_US: case TS_LAUNCH_CALL_US: case TS_DISPATCH_US: case TS_LONGEST_PAUSE_US:
     case TS_HOST_BOUND: case TS_HOST_BOUND_GAPS:
         if (!f->launch_calls) return no_calls;
         if (k == TS_HOST_BOUND || k == TS_HOST_BOUND_GAPS)

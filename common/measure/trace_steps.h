@@ -20,7 +20,9 @@
  *   - the dispatch intervals, pooled over the steps: inside each CPU-side window, the launch
  *     calls sorted by start, and for each but the first, its start less the end of the call
  *     before it (trace.h's TraceWindow.dispatch_ns). Their distribution is what the kit's
- *     emulated dispatcher draws from (gpu/dispatch.h: its built-in table, --dispatch-from). */
+ *     emulated dispatcher draws from (gpu/dispatch.h: its built-in table, --dispatch-from);
+ *   - longest_pause_us = the longest of a step's dispatch intervals, and pause_op where it
+ *     ends: one pause a step that the median hides (a library's first call for a new shape). */
 #ifndef KIT_TRACE_STEPS_H
 #define KIT_TRACE_STEPS_H
 #include "measure/trace_json.h"
@@ -31,7 +33,7 @@ extern "C" {
 typedef enum {
     TS_KERNELS, TS_LAUNCHES, TS_LINEAR, TS_BUSY, TS_SPAN_US, TS_GPU_US, TS_GAPS, TS_GAP_MEDIAN_US,
     TS_GAP_P90_US, TS_HOST_BOUND, TS_HOST_BOUND_GAPS, TS_CPU_PER_LAUNCH_US, TS_LAUNCH_CALL_US,
-    TS_DISPATCH_US, TS_COUNT
+    TS_DISPATCH_US, TS_LONGEST_PAUSE_US, TS_COUNT
 } TraceStat;
 
 /* "kernels", "launches", "linear", "busy", ...: the printed keys, in TraceStat order. */
@@ -49,6 +51,9 @@ typedef struct {
     const char *why[TS_COUNT];  /* for each median that is NAN: why it was not measured */
     TopKernel top[3]; int ntop;
     double *dispatch_us;      /* the dispatch intervals of every step, step after step, in us (owned) */
+    char pause_op[128];       /* where each step's longest pause ends: the aten op (a torch trace) or the
+                               * kernel whose launch call ends it, "" when no step has one, or words saying
+                               * that the steps differ */
     int n_dispatch;
     /* What looks wrong in the trace but leaves numbers to report (overlapping windows,
      * absurd times): one line each, naming the step or event; the first 4 kept. */

@@ -13,7 +13,7 @@ static int near(double a, double b) { return fabs(a - b) <= 1e-9 * (1 + fabs(b))
 
 static void kernel(Trace *t, uint64_t start, uint64_t end, uint32_t corr, int part, int layer, uint32_t seq,
                    const char *name) {
-    TKernel k = {start, end, corr, 7, 0, 0, P_OTHER, -1, 0, name};
+    TKernel k = {start, end, corr, 7, 0, 0, P_OTHER, -1, 0, name, NULL};
     if (part >= 0) {
         k.ext = launch_tag_encode(part, layer, seq);
         launch_tag_decode(k.ext, &k.part, &k.layer);

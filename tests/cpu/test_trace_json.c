@@ -21,11 +21,11 @@ static Trace make_trace(uint64_t *tag) {
     trace_add_api(&t, &a1); trace_add_api(&t, &a2); trace_add_api(&t, &g);
     trace_add_api(&t, &outside); trace_add_api(&t, &sync);
     *tag = launch_tag_encode(P_LM_HEAD, -1, 123456);
-    TKernel k1 = {1500, 2500, 11, 7, 0, *tag, P_LM_HEAD, -1, 1, "gemv_f16_kernel(__half const*, int)"};
-    TKernel k2 = {2600, 2700, 12, 7, 0, 0, P_OTHER, -1, 0, WEIRD};
-    TKernel k3 = {3000, 3100, 13, 7, 0, launch_tag_encode(P_NORM, 3, 9), P_NORM, 3, 0, "rmsnorm_kernel(...)"};
-    TKernel k4 = {3100, 3300, 13, 7, 0, launch_tag_encode(P_Q, 3, 10), P_Q, 3, 1, "gemv_f16_kernel(__half const*, int)"};
-    TKernel late = {95000, 96000, 14, 7, 0, 0, P_OTHER, -1, 0, "late_kernel"};
+    TKernel k1 = {1500, 2500, 11, 7, 0, *tag, P_LM_HEAD, -1, 1, "gemv_f16_kernel(__half const*, int)", NULL};
+    TKernel k2 = {2600, 2700, 12, 7, 0, 0, P_OTHER, -1, 0, WEIRD, NULL};
+    TKernel k3 = {3000, 3100, 13, 7, 0, launch_tag_encode(P_NORM, 3, 9), P_NORM, 3, 0, "rmsnorm_kernel(...)", NULL};
+    TKernel k4 = {3100, 3300, 13, 7, 0, launch_tag_encode(P_Q, 3, 10), P_Q, 3, 1, "gemv_f16_kernel(__half const*, int)", NULL};
+    TKernel late = {95000, 96000, 14, 7, 0, 0, P_OTHER, -1, 0, "late_kernel", NULL};
     trace_add_kernel(&t, &k1); trace_add_kernel(&t, &k2); trace_add_kernel(&t, &k3);
     trace_add_kernel(&t, &k4); trace_add_kernel(&t, &late);
     TRange r = {1000, 2700, 42, "decode_step"};

@@ -34,7 +34,7 @@ static void test_kit_trace(void) {
     Trace t = {0};
     for (uint32_t i = 0; i < sizeof recs / sizeof recs[0]; i++) {
         TApi a = {recs[i].c0, recs[i].c1, i + 1, 42, 211, recs[i].call};
-        TKernel k = {recs[i].k0, recs[i].k1, i + 1, 7, 0, 0, P_OTHER, -1, 0, recs[i].kernel};
+        TKernel k = {recs[i].k0, recs[i].k1, i + 1, 7, 0, 0, P_OTHER, -1, 0, recs[i].kernel, NULL};
         if (recs[i].part >= 0) {
             k.ext = launch_tag_encode(recs[i].part, 3, i);
             launch_tag_decode(k.ext, &k.part, &k.layer);

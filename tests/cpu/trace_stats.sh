@@ -61,6 +61,13 @@ else
   ok "fixture: one line per step" "[ \$(grep -c '^step=[345] kernels=925 ' $tmp/out.txt) = 3 ]"
   ok "fixture: the top kernels' part, from aten::linear" "[ \$(grep -c 'top[123]_part=linear' $tmp/out.txt) = 3 ]"
   ok "fixture: the --dispatch-us suggestion" "grep -qE '^dispatch_us=1[0-9.]+$' $tmp/out.txt && grep -q -- '--dispatch-us 14 ' $tmp/out.txt"
+  # the longest host pause a step (read off the JSON by hand: 214, 148 and 230 us, each before another op;
+  # the slower host's trace: 67.4, 69.4 and 66.6 ms, each before layer 0's aten::scaled_dot_product_attention)
+  ok "fixture: the longest pause, in a different place in each step" \
+    "grep -qx 'longest_pause_us=214.1 (in a different place in each step)' $tmp/out.txt"
+  $bin "$fix/trace_hf_eager_b1_host2.json.gz" >"$tmp/host2.txt" 2>&1
+  ok "the slower host's trace: one pause of 67 ms a step, before the SDPA op" \
+    "grep -qx 'longest_pause_us=6.745e+04 (before the launch of aten::scaled_dot_product_attention)' $tmp/host2.txt"
 
   gzip -c "$fix/trace_hf_eager_b1.json" >"$tmp/trace.json.gz"
   $bin "$tmp/trace.json.gz" >"$tmp/gz.txt" 2>&1
@@ -74,7 +81,7 @@ else
   KIT_RESULTS=$tmp/res $bin --rows "$fix/trace_hf_eager_b1.json" >"$tmp/rows_out.txt" 2>&1
   KIT_RESULTS=$tmp/res $bin --rows "$fix/trace_hf_eager_b1.json" >/dev/null 2>&1
   ntrace=$(grep -c '^trace	trace_' "$tmp/res/rows.tsv")
-  ok "--rows twice: 22 rows of day trace, not 44 ($ntrace)" "[ $ntrace = 22 ]"
+  ok "--rows twice: 23 rows of day trace, not 46 ($ntrace)" "[ $ntrace = 23 ]"
   ok "--rows keeps the other days' rows" "[ \$(grep -vc '^trace	' $tmp/res/rows.tsv) = \$(grep -c . tests/data/rows_full.tsv) ]"
   ok "--rows: busy in %, top1 with its name and part" "grep -qP '^trace\ttrace_busy\t-\t8\\.89\\d*\t%\t' $tmp/res/rows.tsv && grep -qP '^trace\ttrace_top1_share\t-\t26\\.9\\d*\t%\tnvjet_sm90_hsh_64x8_64x16_4x1_v_bz_TNT -> linear' $tmp/res/rows.tsv"
   KIT_RESULTS=$tmp/res bin/day12_report >/dev/null 2>&1
@@ -97,7 +104,7 @@ else
   ok "no launch calls: launches, host_bound, host_bound_gaps, the launch times: - with why, none 0" \
     "[ \$(grep -cE '^(launches|host_bound|host_bound_gaps|cpu_per_launch_us|launch_call_us|dispatch_us)=- \\(not measured: no cuda_runtime/cuda_driver launch call' $tmp/noapi.txt) = 6 ] && ! grep -qE '^(launches|host_bound|host_bound_gaps)=0' $tmp/noapi.txt && ! grep -q 'dispatch-us' $tmp/noapi.txt"
   ok "no launch calls: rows.tsv holds - for them, the note says why" \
-    "grep -qP '^trace\\ttrace_host_bound\\t-\\t-\\t%\\tnoapi.json, median of 3 ProfilerSteps; not measured: no cuda_runtime' $tmp/res2/rows.tsv && [ \$(grep -cP '^trace\\t[a-z_]+\\t-\\t-\\t.*not measured: no cuda_runtime' $tmp/res2/rows.tsv) = 6 ]"
+    "grep -qP '^trace\\ttrace_host_bound\\t-\\t-\\t%\\tnoapi.json, median of 3 ProfilerSteps; not measured: no cuda_runtime' $tmp/res2/rows.tsv && [ \$(grep -cP '^trace\\t[a-z_]+\\t-\\t-\\t.*not measured: no cuda_runtime' $tmp/res2/rows.tsv) = 7 ]"
   KIT_RESULTS=$tmp/res2 bin/day12_report >/dev/null 2>&1
   sec=$(sed -n '/^## Your PyTorch run/,$p' "$tmp/res2/REPORT.md")
   ok "no launch calls: day12 shows them as not measured (—), not 0" \
