@@ -726,13 +726,18 @@ static void why_step(const Row *kit, const Row *yours, char *cell) {
         add(cell, "host time per launch call (the step ÷ its launch calls): yours %s µs, the kit's %s µs",
             num(1e3 * yours->measured / launches->measured), num(1e3 * kit->measured / kl->measured));
 }
-/* A share of the step: the same kernels' time over steps of different lengths. */
+/* A share of the step: the same kernels' time over steps of different lengths (the steps
+ * timed without the profiler, or, for the traced timeline's ratio, under it). */
 static void why_busy(const Row *kit, const Row *yours, char *cell) {
+    const int traced = !strcmp(yours->key, "trace_busy");
     const Row *kg = got(D("gpu_ms_per_step_eager_b1_d%.0f")), *yg = got("trace_gpu_ms_per_step");
-    const Row *kt = got(D("tpot_ms_eager_b1_d%.0f")), *yt = got("trace_tpot_ms_untraced");
-    if (kg && yg && kt && yt && kt->measured > 0)
-        add(cell, "kernel time %s ms a step against the kit's %s, over a step %s× the kit's: the host sets the ratio",
-            num(yg->measured), num(kg->measured), num(yt->measured / kt->measured));
+    const Row *kt = traced ? got("tpot_ms_traced") : got(D("tpot_ms_eager_b1_d%.0f"));
+    const Row *yt = got(traced ? "trace_tpot_ms_traced" : "trace_tpot_ms_untraced");
+    if (!kg || !yg || !kt || !yt || kt->measured <= 0 || kg->measured <= 0) return;
+    const double gpu = yg->measured / kg->measured, step = yt->measured / kt->measured;
+    add(cell, "kernel time %s ms a step, %s× the kit's, over a%s step %s× the kit's: the %s sets the difference",
+        num(yg->measured), num(gpu), traced ? " traced" : "", num(step),
+        fabs(log(step)) > fabs(log(gpu)) ? "step's length" : "kernel time");
 }
 /* The tracer's share: its cost per launch over a step of another length. */
 static void why_tracer(const Row *kit, const Row *yours, char *cell) {

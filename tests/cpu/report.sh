@@ -153,7 +153,7 @@ common_checks $tmp/torch torch
 ok "torch: the run's label, and the versions the kit's eager step mirrors" \
    "section $tmp/torch | grep -q '^Your run: torch 2.11, transformers 5.17, NVIDIA H200, random fp16 weights;' && section $tmp/torch | grep -q 'mirrors the decode step of transformers 5.17 with torch 2.11'"
 ok "torch: the untraced TPOT beside the kit's (day11, d40)" "section $tmp/torch | grep -q '^| Decode step (TPOT), timed without a profiler | 21.5 ms | 20 ms | 0.929× the kit.s |'"
-ok "torch: the busy ratio of the step as it runs, 2.2 / 20 ms" "section $tmp/torch | grep -q '^| GPU busy ratio of the step as it runs (kernel time ÷ untraced TPOT) | 7.06% | 11% | +3.94 points |'"
+ok "torch: the busy ratio of the step as it runs, 2.2 / 20 ms" "section $tmp/torch | grep -q '^| GPU busy ratio of the step as it runs (kernel time ÷ untraced TPOT) | 7.06% | 11% | +3.94 points; kernel time 2.20 ms a step, 1.45× the kit.s, over a step 0.929× the kit.s: the kernel time sets the difference |'"
 ok "torch: the tracer's cost, 25 / 20 ms - 1" "section $tmp/torch | grep -q '^| The profiler.s cost (traced step ÷ untraced − 1) | 29.5% | 25% | -4.50 points |'"
 ok "torch: a line with a row on one side only: — for the difference" "section $tmp/torch | grep -q '^| Launch calls per step | 468 | — | — |'"
 ok "torch: no blank or nan cell, four columns" "! section $tmp/torch | grep -qE '\\|  *\\||\\bnan\\b' && [ \$(section $tmp/torch | grep -c '^| .* | .* | .* | .* |\$') -ge 20 ]"
