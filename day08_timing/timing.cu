@@ -21,24 +21,37 @@
  *
  * Build and run:   make day08      (or: make bin/day08_timing && bin/day08_timing [--model DIR])
  *
- * What to expect (key=value lines; rows in results/rows.tsv). H200: six runs of this kit
- * (eager, bare C launches: 446 a step; graph: 1); a T4 is the lesson's estimate:
- *   time_nosync_ms        the host's launch time: H200 2.5-3.3 ms, close to the synced step because
- *                         the eager step is host-bound there; T4 2-5 ms, well below its 9-14 ms
- *                         step (GPU-bound). Graph: 0.003-0.02 ms on both, whatever the step takes
- *   time_sync_after_ms    the step plus what is left of the queued prefill: graph 0.44-0.82 ms too
- *                         long on an H200; eager 0-0.5 ms, as its 446 launches keep the host
- *                         busy through most of the ~2 ms prefill
- *   time_sync_both_ms     the step: H200 eager 2.5-3.3 ms, graph 0.84-0.85 ms; T4 9-14 ms
- *   time_events_ms        behind a queue the host runs ahead, so the GPU meets no gaps: H200 eager
- *                         2.1-2.8 ms, below the synced step; graph the same as synced (0.83)
- *   matmul_nosync_tflops  H200 17,000-79,000 against a peak of 989; T4 tens of thousands against 65
- *   matmul_synced_tflops  H200 718-753; T4 25-50
- *   implicit_sync_*_ms    d2h, free and legacy ~50 (they waited for the queue); malloc 0.005-0.02 and
- *                         the non-blocking stream 0.01-0.03 (they did not), on a CUDA 13 driver
- *   bench_range_pct_*     without the sync the first sample carries 3 warm-up matmuls: 278-293%;
- *                         with it, 0.7-2.5% on a quiet host, 10.2% in one of six runs (the lesson's bar is 10%)
- *   events_minus_wall_us  -7 to -10 around the same call with an empty queue
+ * What to expect (key=value lines; rows in results/rows.tsv). H200: the three reference runs
+ * (answers/reference/runs/; eager, bare C launches: 903 a step; graph: 1); a T4 is the
+ * lesson's estimate, or arithmetic shown:
+ *   time_nosync_ms        the host's launch time: `time_nosync_ms` 5.29-6.12 ms (H200), about the
+ *                         synced step, because the eager step is host-bound there (903 launches x
+ *                         ~6.5 us); T4 the same ~6 ms of launches under a step of ~9-12 ms of
+ *                         kernels (arithmetic: the lesson's 7.5-10 ms of GEMVs + ~750 small kernels
+ *                         of 2-3 us): well below it. Graph: `time_nosync_graph_ms` 0.010-0.013 ms
+ *                         (H200), whatever the step takes
+ *   time_sync_after_ms    the step plus what is left of the queued prefill: `time_sync_after_graph_ms`
+ *                         1.16-1.51 ms (H200) against the synced step below; eager `time_sync_after_ms`
+ *                         5.44-6.11 ms (H200), no longer than synced: its 903 launches keep the host
+ *                         busy past the whole prefill (`ttft_ms_bare` 2.10-2.16 ms (H200))
+ *   time_sync_both_ms     the step: `time_sync_both_ms` 5.58-6.11 ms (H200) eager,
+ *                         `time_sync_both_graph_ms` 0.85-0.86 ms (H200); T4 ~9-12 ms (the
+ *                         arithmetic above)
+ *   time_events_ms        `time_events_ms` 5.23-6.13 ms (H200), the synced step's range: the host's
+ *                         launches set the eager step's pace between the events too;
+ *                         `time_events_graph_ms` 0.84 ms (H200), as synced
+ *   matmul_nosync_tflops  `matmul_nosync_tflops` 15762-29140 TFLOP/s (H200) against a peak of 989;
+ *                         T4 tens of thousands against 65
+ *   matmul_synced_tflops  `matmul_synced_tflops` 706-722 TFLOP/s (H200); T4 25-50
+ *   implicit_sync_*_ms    `implicit_sync_d2h_ms` 50.03-50.04 ms (H200), free and legacy the same: they
+ *                         waited for the ~50 ms queue; `implicit_sync_malloc_ms` 0.020-0.022 ms (H200)
+ *                         and `implicit_sync_nonblocking_ms` 0.028-0.033 ms (H200): they did not (a
+ *                         CUDA 13 driver)
+ *   bench_range_pct_*     without the sync the first sample carries 3 warm-up matmuls:
+ *                         `bench_range_pct_nosync` 281-289% (H200); with it `bench_range_pct_sync`
+ *                         6.5-11.0% (H200), over the lesson's 10% bar in one of three runs
+ *   events_minus_wall_us  `events_minus_wall_us` -10.2 to -8.6 us (H200) around the same call with an
+ *                         empty queue
  * It proves acceptance question 2 (an unsynced timer measures the hand-over), self-test 1
  * and mistakes #4 and #5.
  */

@@ -14,14 +14,14 @@
  * predicted; 3-6 overhead of the same order as the GPU work; > 6 overhead dominates).
  *
  * The lesson measures Hugging Face eager on a T4, where Python and PyTorch's dispatcher
- * spend 30-50 us of CPU on every op. This kit launches from C in about 7 us, so its own
- * eager step is a different engine. The headline rows therefore run the lesson's regime:
- * the same eager step with an emulated dispatcher, a host busy-wait before every launch
- * ("emulated HF eager") drawn from the host gaps of a real torch.profiler trace of this
- * model (gpu/dispatch.h): a median of --dispatch-us (default 14 us, the trace's own; its
- * mean is 1.49x that, its p90 2.9x), or the distribution of your own trace with
- * --dispatch-from. The bare C rows stand beside them as the kit's own finding:
- * dispatch_cost_ms is what Python costs.
+ * spend 30-50 us of CPU on every op. This kit launches from C in 6-7.5 us (`tpot_ms_eager`
+ * 5.70-6.75 ms (H200) / 903 launches), so its own eager step is a different engine. The
+ * headline rows therefore run the lesson's regime: the same eager step with an emulated
+ * dispatcher, a host busy-wait before every launch ("emulated HF eager") drawn from the host
+ * gaps of a real torch.profiler trace of this model (gpu/dispatch.h): a median of
+ * --dispatch-us (default 14 us, the trace's own; its mean is 1.49x that, its p90 2.9x), or
+ * the distribution of your own trace with --dispatch-from. The bare C rows stand beside them
+ * as the kit's own finding: dispatch_cost_ms is what Python costs.
  *
  * This program computes the floors for the GPU at hand; measures TTFT and TPOT three ways
  * side by side in the lesson's regime (two generates subtracted; per-token timestamps from a
@@ -41,50 +41,71 @@
  * Build and run:   make day09      (or: make bin/day09_ttft_tpot && bin/day09_ttft_tpot
  *                                   [--model DIR] [--dispatch-us N] [--dispatch-from TRACE])
  *
- * What to expect (key=value lines; rows in results/rows.tsv). H200: six runs of this kit
- * (synthetic weights); T4: the lesson's expectations, or the arithmetic where it has none:
+ * What to expect (key=value lines; rows in results/rows.tsv). H200: the three reference runs
+ * (answers/reference/runs/, synthetic weights); T4: the lesson's expectations, or the
+ * arithmetic where it has none:
  *   floors              T4: TPOT 6.9 ms, TTFT(200) 6.9 ms (compute 6.8);
  *                       H200 (4.8 TB/s, 989 TFLOP/s): TPOT 0.46 ms, TTFT(200) 0.46 ms (compute 0.45)
  *   dispatch_*_us       what the dispatcher drew from: dispatch_median_us 14, dispatch_p90_us 40.45,
  *                       dispatch_mean_us 20.84 (the built-in table; --dispatch-from: your trace's)
- *   tpot_ms             emulated HF eager: the host's time per step, launches x (the mean draw +
- *                       the kit's own launch call, ~7 us): 446 x ~28 us = ~12 ms, eight times an
- *                       H200's 1.5 ms of eager kernels and about a T4's 8-10 (theory of
- *                       dispatch_cost_ms: 446 x 20.84 us = 9.3 ms); on an H200, against a 0.46 ms
- *                       floor, a ratio past 6; T4 (the lesson) 15-30 ms, ratio 2-4: a host's time
- *                       per op against a 6.9 ms floor
- *   tpot_ms_eager       bare C: H200 2.35-3.42 ms (the host's noise), ratio 5-7.5: the host still trails the kernels;
- *                       T4 (arithmetic): ~8-10 ms of kernels, ratio 1.3-1.5: without Python a T4
- *                       is nearly kernel-bound, which is why the lesson's regime is emulated
- *   graph_eager, graph  the same kernels in one launch: H200 1.79 ms (the dispatcher paid once a
- *                       step on top); the kit's fused kernels replayed: 0.84-0.85 ms, ratio
- *                       1.84-1.86 (one draw more with the dispatcher): the rest is the kernels' own
- *                       bandwidth efficiency. fused, launched op by op: 0.90-0.91; with the
- *                       dispatcher its 113 launches pay a draw each (~3 ms of host time).
- *                       kernels_<mode> (as launched): eager and graph_eager 446, fused and graph 113
- *   ttft_ms             emulated HF eager: below the TPOT, ttft_over_tpot under 1: the prefill runs
- *                       the token path, 202 launches each paying the dispatcher, where HF's eager
- *                       prefill runs the same ~446 ops as its decode step; ttft_ms_bare 2.1-2.2
- *                       (H200); T4 10-40 ms, ttft_over_tpot 2-5 (the lesson)
- *   three methods       within the lesson's 10-20% of each other
+ *   tpot_ms             emulated HF eager: the host's time per step, launches x (the mean draw + the
+ *                       kit's own launch call): 903 x (20.8 + ~6.5) us = ~24.7 ms; measured `tpot_ms`
+ *                       25.2-25.7 ms (H200), `ratio` 55.2-56.2 (H200) against a 0.46 ms floor: past 6,
+ *                       overhead dominates; the kernels fill `gpu_ms_per_step_eager_b1_d14`
+ *                       1.99-2.00 ms (H200) of it (day11). dispatch_cost_ms (TPOT - the bare C
+ *                       step): theory 903 x 20.84 us = 18.8 ms, `dispatch_cost_ms` 18.9-19.5 ms
+ *                       (H200). T4 (the lesson) 15-30 ms, ratio 2-4; the same ~25 ms of
+ *                       launches over a T4's ~9-12 ms of kernels (day08's arithmetic) lands inside it.
+ *                       PyTorch itself on the same H200 (answers/reference/pytorch/):
+ *                       `trace_kernels_per_step` 925 (H200), as the kit's, and `trace_tpot_ms_untraced`
+ *                       56.1 ms (H200), a host stall in its attention on top (answers/README.md, A3)
+ *   tpot_ms_eager       bare C: `tpot_ms_eager` 5.70-6.75 ms (H200), `ratio_eager` 12.5-14.8 (H200):
+ *                       903 launches at 6-7.5 us of host time each trail kernels of ~2.2 us
+ *                       (`gpu_ms_per_step_eager_b1_d0` 1.99-2.00 ms (H200) / 903);
+ *                       T4 (arithmetic): ~9-12 ms of kernels against ~6 ms of launches, ratio
+ *                       1.3-1.7: without Python a T4 is nearly kernel-bound, which is why the
+ *                       lesson's regime is emulated
+ *   graph_eager, graph  the same kernels in one launch: `tpot_ms_graph_eager` 2.45-2.46 ms (H200),
+ *                       `tpot_ms_graph_eager_d14` 2.47 ms (H200) (the dispatcher paid once a step on
+ *                       top); the kit's fused kernels replayed: `tpot_ms_graph` 0.83-0.84 ms (H200),
+ *                       `ratio_graph` 1.82-1.83 (H200), `tpot_ms_graph_d14` 0.85 ms (H200) (one draw
+ *                       more): the rest is the kernels' own bandwidth efficiency. fused, launched op
+ *                       by op: `tpot_ms_fused` 0.90-0.91 ms (H200); with the dispatcher its 113
+ *                       launches pay a draw each, 113 x (20.8 + ~5.5) us = ~3.0 ms: `tpot_ms_fused_d14`
+ *                       2.84-2.95 ms (H200). kernels_<mode> (as launched): eager and graph_eager 903,
+ *                       fused and graph 113 (CUPTI counts the split-K reduces too: day10's
+ *                       `kernels_per_step` 925 (H200))
+ *   ttft_ms             emulated HF eager: the eager prefill runs the step's 903 ops on the whole
+ *                       prompt, as PyTorch's does, and pays the same 903 draws, under which 200
+ *                       tokens' kernels still hide: `ttft_ms` 24.8-25.6 ms (H200), `ttft_over_tpot`
+ *                       0.99-1.00 (H200). The fused prefill with bare C launches (the token path, 202
+ *                       launches): `ttft_ms_bare` 2.10-2.16 ms (H200). T4 (the lesson) 15-40 ms,
+ *                       ttft_over_tpot 2-5: there the prompt's kernels outlast the launches
+ *   three methods       within the lesson's 10-20% of each other: `tpot_ms_sub` 25.1-25.6 ms
+ *                       (H200), `tpot_ms_stream` 25.0-25.9 ms (H200), `tpot_ms_events` 24.1-25.5 ms
+ *                       (H200): 2-4% apart in each run
  *   total_over_n_ms_8   200-token prompt, bare C eager: TPOT + (TTFT - TPOT) / 8 against the TPOT
- *                       of the same runs, within 4% on an H200 (the TTFT is close to the eager
- *                       TPOT); 1024-token prompt with the graph decode: 1.67-1.76 ms against ~1.0
- *                       (+60% or more: the mistake made visible)
+ *                       of the same runs (its theory=): `total_over_n_ms_8` 5.46-5.91 ms (H200),
+ *                       within 5% of it (the eager TTFT is close to the eager TPOT); 1024-token
+ *                       prompt with the graph decode: `total_over_n_ms_8_long` 1.67-1.68 ms (H200)
+ *                       against ~0.95 (+75%: the mistake made visible)
  *   prefill sweep       intensity = tokens; below the ridge (~203 on a T4, ~206 on an H200) the
- *                       prefill is memory-bound and TFLOP/s climbs with the prompt (H200: 21-24 at
- *                       16 tokens, 212-218 at 200, 354-364 at 512); beyond that the attention over
- *                       the prompt, quadratic in its length, grows and TFLOP/s falls (~280 at 2000)
+ *                       prefill is memory-bound and TFLOP/s climbs with the prompt:
+ *                       `prefill_tflops_16` 18.4-20.7 TFLOP/s (H200), `prefill_tflops_200` 215-217
+ *                       TFLOP/s (H200), `prefill_tflops_512` 360-365 TFLOP/s (H200); beyond that
+ *                       the attention over the prompt, quadratic in its length, grows and TFLOP/s
+ *                       falls: `prefill_tflops_2000` 282-284 TFLOP/s (H200)
  *   int8 (section 7)    floor: 1.167 GB of int8 weights (linear layers 1 byte + a scale per row,
  *                       embedding fp16): H200 0.242 ms; T4 (theory) 6.9 -> 3.65 ms. step_gb_int8 =
  *                       0.50 x step_gb (1.04 of 2.07 GB), step_gb_int8_unfused 2.5 x (5.17 GB).
- *                       H200, one bench run (docs/PERF_LOG.md, v23): unfused graph 1.72 ms,
- *                       twice fp16's 0.85; fused graph 0.75 ms, 11% faster than fp16 and 1.64x the
- *                       16-bit floor of 0.457: the bytes halve, the 2-4 us each kernel costs
- *                       beyond its bytes does not
+ *                       Unfused graph: `tpot_ms_int8_unfused_graph` 1.77-1.78 ms (H200), 2.1x
+ *                       fp16's; fused graph: `tpot_ms_int8_graph` 0.756-0.760 ms (H200), 9% faster
+ *                       than fp16, `ratio16_int8_graph` 1.65-1.66 (H200) of the 16-bit floor of
+ *                       0.457: the bytes halve, the 2-4 us each kernel costs beyond its bytes does not
  *   persistent (8)      beyond the week: kernels_persistent=1 against graph's 113; tpot_ms_persistent
- *                       and ratio_persistent beside tpot_ms_graph, the same protocol (H200: 1.17 ms
- *                       against graph's 0.84: one kernel is not yet a faster step; PERF_LOG v24 and
+ *                       and ratio_persistent beside tpot_ms_graph, the same protocol
+ *                       (`tpot_ms_persistent` 1.17 ms (H200) against `tpot_ms_graph` 0.83-0.84 ms
+ *                       (H200): one kernel is not yet a faster step; PERF_LOG v24 and
  *                       v25 say where its time goes). Where it does not run (a T4's sm_75, KIT_GPU=t4,
  *                       code built for an older GPU) one line `persistent: not run: <why>` and no
  *                       TPOT rows
@@ -338,9 +359,8 @@ int main(int argc, char **argv) {
     /* ---- 3. The headline, in the lesson's regime: TTFT and TPOT from the same generates of
      * the eager step with the emulated dispatcher, by the one protocol every mode uses below
      * (mode_pair). TTFT / TPOT pairs them: how many decode steps the prefill costs in this one
-     * configuration. (The prefill runs the token path, one kernel per op: 202 launches, each
-     * with the dispatcher's cost; Hugging Face's eager prefill runs the same ~446 ops as its
-     * decode step, so its TTFT would be longer.) */
+     * configuration. (The eager prefill runs the decode step's 903 ops on the whole prompt, as
+     * Hugging Face's does, each launch with the dispatcher's cost.) */
     printf("\n## 3. the ratio (the lesson's regime: eager + a dispatcher wait before each launch, median %.0f us)\n", D);
     const Pair hf = mode_pair(m, ids, MODE_EAGER, D);
     const StepCounts se = gpu_step_counts(m, MODE_EAGER);

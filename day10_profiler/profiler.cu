@@ -4,7 +4,7 @@
  * profiler says what the time is made of. torch.profiler does it in the lesson; here the
  * same thing is done one layer down, with CUPTI (the NVIDIA interface torch.profiler sits
  * on): every kernel of a decode step, its name, its GPU time, and the model part it belongs
- * to, so that a step of a few hundred kernels reads like the model it runs.
+ * to, so that a step of nine hundred kernels reads like the model it runs.
  *
  * The lesson's recipe, in C:
  *   schedule(wait=1, warmup=2, active=3)  warm up, then mark a window of exactly 3 decode
@@ -34,30 +34,43 @@
  * untraced TPOT, the way day11 computes it, so the two agree on the same step.
  *
  * What to expect (eager, batch 1, the default dispatcher; key=value lines, rows in
- * results/rows.tsv). H200: three runs of this kit; T4: the lesson's expectations and the same
- * arithmetic.
- *   kernels_per_step      468 for 446 ops (cuBLAS's split-K adds a reduction kernel to each
- *                         down_proj); the lesson's HF eager has 300-400; fused mode 113
+ * results/rows.tsv). H200: the three reference runs (answers/reference/runs/) and, beside
+ * them, PyTorch's own trace on the same GPU (answers/reference/pytorch/); T4: the lesson's
+ * expectations and the same arithmetic.
+ *   kernels_per_step      `kernels_per_step` 925 (H200) for 903 launches (cuBLAS's split-K adds a
+ *                         reduction kernel to each down_proj), PyTorch's `trace_kernels_per_step`
+ *                         925 (H200); the lesson's HF eager has 300-400; fused mode 113
  *   gemms_per_step        155 and gemms_check=ok (fused: 22 x 4 + 1 = 89)
- *   top 3                 H200: cuBLAS's GEMV for q/o/gate/up 39%, the k/v GEMV 15%, the
- *                         split-K down_proj GEMV 12%; the weights are cheap at 4.8 TB/s, so
- *                         the fixed 1-3 us of each small kernel weighs more. T4: the GEMVs 70-85%
- *   gemm_ms_per_step      H200 1.08 ms against a 0.46 ms floor (gemm_bw_eff 42%: GEMVs this
- *                         small cannot fill an H200); T4 7.5-10 ms against 6.9 ms (70-90%)
- *   gemm_path_ms_fused    the fused step's own GEMVs (bare C launches): H200 0.77-0.82 ms of its ~0.9 ms path (under
- *                         programmatic dependent launch kernels overlap; the path counts what
- *                         the step waits on, the GPU times count the waits too)
- *   busy                  within a few points of day11's busy_eager_b1_d14 (the same step, the
- *                         same division): the kernels' time over a step the host's launches set;
- *                         T4 (the lesson) 50-65%
- *   profiler_overhead_pct small beside the dispatcher's host time (the tracer's few us a launch
- *                         are of the size of the host's noise on a step of milliseconds), 22-107%
- *                         for the bare C step (day11): read shares from the profiler, times from
- *                         the timer (#11)
+ *   top 3                 cuBLAS's nvjet kernel for q/o/gate/up, `top1_share` 30.0-30.1% (H200);
+ *                         the k/v one, `top2_share` 11.4% (H200); the split-K down_proj,
+ *                         `top3_share` 9.6-9.7% (H200): the same kernels in the same ranks as
+ *                         PyTorch's trace (`trace_top1_share` 27.2% (H200), `trace_top2_share`
+ *                         10.4% (H200), `trace_top3_share` 8.7% (H200)). The weights are cheap at
+ *                         4.8 TB/s, so the fixed 1-3 us of each small kernel weighs more. T4 (the
+ *                         lesson): the linear layers 60-80%
+ *   part_ms_norm          RMSNorm as PyTorch eager runs it, 8 kernels x 45 norms a step:
+ *                         `part_ms_norm` 0.40-0.41 ms (H200), about 20% of the step's GPU time (the
+ *                         row's note), where the lesson's table expects 2-4%
+ *   gemm_ms_per_step      `gemm_ms_per_step` 1.09-1.10 ms (H200) against a 0.46 ms floor
+ *                         (`gemm_bw_eff` 41.6-41.8% (H200): GEMVs this small cannot fill an H200);
+ *                         T4 7.5-10 ms against 6.9 ms (70-90%)
+ *   gemm_path_ms_fused    the fused step's own GEMVs (bare C launches): `gemm_path_ms_fused`
+ *                         0.78-0.79 ms (H200) of a step of `tpot_ms_fused` 0.90-0.91 ms (H200)
+ *                         (under programmatic dependent launch kernels overlap; the path counts
+ *                         what the step waits on, the GPU times count the waits too)
+ *   busy                  `busy` 7.6-7.9% (H200), within a few points of day11's
+ *                         `busy_eager_b1_d14` 7.6-7.8% (H200) (the same step, the same division):
+ *                         the kernels' time over a step the host's launches set; T4 (the lesson)
+ *                         50-65%
+ *   profiler_overhead_pct `profiler_overhead_pct` 14.7-21.3% (H200): the tracer's few us on each
+ *                         of 925 launches (`tpot_ms_traced` 30.3-31.1 ms (H200) against
+ *                         `tpot_ms_untraced` 25.4-26.4 ms (H200)); for the bare C step day11's
+ *                         `tracer_pct_full_eager_b1_d0` -6 to +76% (H200), the size of the host's
+ *                         noise: read shares from the profiler, times from the timer (#11)
  * It proves acceptance question 4 (the top 3 kernels and their model parts), self-test 3
  * (155 linear calls per step: 465 over 3 steps) and self-test 5 (no flash-attention kernel
- * and no RMSNorm kernel in eager: the norm is three small kernels side by side, pow, mean +
- * rsqrt, mul: 3.0 kernels per RMSNorm).
+ * and no RMSNorm kernel in eager: the norm is eight small kernels side by side, to fp32, pow,
+ * mean, add eps, rsqrt, mul, to fp16 and the weight's mul: 8.0 kernels per RMSNorm).
  */
 #include <math.h>
 #include <stdio.h>
@@ -296,7 +309,8 @@ int main(int argc, char **argv) {
         else if (p == P_ROPE || p == P_RESIDUAL || p == P_SILU_MUL || p == P_ELEMENTWISE) fam[1] += s;
     }
     printf("lesson_table: linear=%.1f%% (lesson 60-80) elementwise=%.1f%% (10-20: rope, residual, silu*up) "
-           "attention=%.1f%% (5-10) kv_append=%.1f%% (3-6) norm=%.1f%% (2-4, eager's pow, mean+rsqrt, mul)\n",
+           "attention=%.1f%% (5-10) kv_append=%.1f%% (3-6) norm=%.1f%% (2-4; eager's 8: to fp32, pow, mean, "
+           "add eps, rsqrt, mul, to fp16, weight mul)\n",
            100 * fam[0], 100 * fam[1], 100 * fam[2], 100 * fam[3], 100 * fam[4]);
 
     /* Self-test 5: what attention and RMSNorm run as. */

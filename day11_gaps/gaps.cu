@@ -13,27 +13,29 @@
  *                begun: the GPU was waiting for the CPU, not for its own queue
  *   launch API   how long one cudaLaunchKernel takes on the CPU
  *
- * The trap (the Vietnamese lesson's second one, "the profiler perturbs what it measures"):
- * a tracer adds host work to every launch, so under a full trace the eager step here takes
- * about twice as long and its timeline shows gaps the real run does not have. So each step
- * is run three times: untraced (the TPOT every day reports), under the lightest trace
- * (kernel records only: the GPU time and the gaps), and under the full trace (CPU calls too:
- * the host-bound share, the launch cost, the Perfetto files). The busy ratio divides the
- * light trace's GPU time by the untraced TPOT, never by a traced span; both tracers' costs
- * are measured and printed (tracer_pct_*, tracer_us_per_launch), and so is the busy ratio
- * the full trace would have shown (busy_traced_*), to see the trap's size.
+ * The trap (the Vietnamese lesson's second one, "the profiler perturbs what it measures"): a
+ * tracer adds host work to every launch, so under a full trace the bare C eager step here
+ * takes up to three quarters longer (`tracer_pct_full_eager_b1_d0` -6 to +76% (H200)) and its
+ * timeline shows gaps the real run does not have. So each step is run three times: untraced
+ * (the TPOT every day reports), under the lightest trace (kernel records only: the GPU time
+ * and the gaps), and under the full trace (CPU calls too: the host-bound share, the launch
+ * cost, the Perfetto files). The busy ratio divides the light trace's GPU time by the untraced
+ * TPOT, never by a traced span; both tracers' costs are measured and printed (tracer_pct_*,
+ * tracer_us_per_launch), and so is the busy ratio the full trace would have shown
+ * (busy_traced_*), to see the trap's size.
  *
- * The configurations: four ways of running the same step (eager: a few hundred small kernels;
- * graph_eager: the same kernels replayed as one CUDA graph; fused: one kernel per natural op;
- * graph: the fused step replayed) x batch 1 and 32 x a host cost per launch of 0 (this kit's
- * bare C) or the emulated dispatcher's (gpu/dispatch.h: before each launch the launch path
- * busy-waits a time drawn from the host gaps of a real PyTorch trace of this model, median
- * --dispatch-us, 14 us by default, mean 1.49x and p90 2.9x the median; the lesson's Python and
- * PyTorch cost per op, so its regime, "HF eager", appears on any GPU; --dispatch-from draws
- * from your own trace). Rows name the median: _d14. A sweep of that median (0, 5, 10, 14, 20
- * us, eager, batch 1) shows where the step turns overhead-bound. nvidia-smi's utilization
- * (NVML) is sampled while the emulated HF eager step and the graph step run: it reads near
- * 100% in both (mistake #13). Files: a Chrome trace per configuration for Perfetto
+ * The configurations: four ways of running the same step (eager: PyTorch eager's 903 small
+ * kernels; graph_eager: the same kernels replayed as one CUDA graph; fused: one kernel per
+ * natural op; graph: the fused step replayed) x batch 1 and 32 x a host cost per launch of 0
+ * (this kit's bare C) or the emulated dispatcher's (gpu/dispatch.h: before each launch the
+ * launch path busy-waits a time drawn from the host gaps of a real PyTorch trace of this
+ * model, median --dispatch-us, 14 us by default, mean 1.49x and p90 2.9x the median; the
+ * lesson's Python and PyTorch cost per op, so its regime, "HF eager", appears on any GPU;
+ * --dispatch-from draws from your own trace). Rows name the median: _d14. A sweep of that
+ * median (0, 5, 10, 14, 20 us, eager, batch 1) shows where the step turns overhead-bound.
+ * nvidia-smi's utilization (NVML) is sampled while the emulated HF eager step and the graph
+ * step run: it reads the graph step near 100%, though that step uses about half the bandwidth
+ * (mistake #13). Files: a Chrome trace per configuration for Perfetto
  * (results/trace_<cfg>.json), the gaps (results/gaps_<cfg>.tsv, in us) and two PNG strips of
  * one step (results/timeline_eager.png, timeline_graph.png; eager and graph at batch 1 with
  * the emulated dispatcher). Beyond the week, where the GPU and the build run it (sm_90), a
@@ -44,41 +46,62 @@
  *                                   [--dispatch-us N] [--dispatch-from TRACE] [--verbose])
  *
  * What to expect (a summary block: the rows of four configurations and a table of all sixteen,
- * and persistent's line where it runs; --verbose prints every configuration's rows and a line per file; rows in results/rows.tsv).
- * H200: six runs of this kit; T4: the lesson's figures, or the same arithmetic where the
- * lesson has none, not measured here.
- *   busy_eager_b1_d14    the lesson's regime, emulated HF eager: H200 1.52 ms of kernels in a
- *                        step the launches set, 446 x (the mean draw, 20.8 us, + the ~7 us launch
- *                        call) = ~12 ms: the GPU idles most of it; T4 (the lesson) 50-65%: ~8 ms of
- *                        kernels in ~14-20 ms (its kernels take 5x longer, the launches the same)
- *   busy_eager_b1_d0     bare C: H200 33-60%: 446 launches at ~7 us of host time each trail
- *                        kernels of 2-4 us, and the host's noise moves TPOT 2.5-4.5 ms from run
- *                        to run; on a T4 the same step would be nearly kernel-bound (no Python)
- *   busy_graph_eager_b1_d14  the same kernels replayed, one draw a step: 86-91% (H200);
- *                        busy_graph_b1_d0 93-97%: one launch per step, kernels back to back
+ * and persistent's line where it runs; --verbose prints every configuration's rows and a line
+ * per file; rows in results/rows.tsv).
+ * H200: the three reference runs (answers/reference/runs/); T4: the lesson's figures, or
+ * arithmetic shown, not measured here (a T4's eager kernels: ~9-12 ms a step, the lesson's
+ * 7.5-10 ms of GEMVs + ~750 small kernels of 2-3 us).
+ *   busy_eager_b1_d14    the lesson's regime, emulated HF eager: `gpu_ms_per_step_eager_b1_d14`
+ *                        1.99-2.00 ms (H200) of kernels in a step the launches set, 903 x (20.8 us,
+ *                        the mean draw, + ~6.5 us, the launch call) = ~24.7 ms: predicted busy
+ *                        2.0 / 24.7 = ~8%; measured `busy_eager_b1_d14` 7.6-7.8% (H200) of
+ *                        `tpot_ms_eager_b1_d14` 25.6-26.4 ms (H200). T4 (the lesson) 50-65%: ~8 ms of
+ *                        kernels in ~14 ms of launches, for 300-400 kernels; the kit's 903 launches
+ *                        there: ~9-12 ms of kernels in ~25 ms, 35-50%
+ *   busy_eager_b1_d0     bare C: 903 launches at ~6.5 us of host time each (~5.9 ms) trail kernels
+ *                        of ~2.2 us (2.0 ms): predicted ~34%, measured `busy_eager_b1_d0` 26-32%
+ *                        (H200), the host's noise moving `tpot_ms_eager_b1_d0` 6.2-7.5 ms (H200) from
+ *                        run to run; on a T4 the same ~6 ms of launches hide under its ~9-12 ms of
+ *                        kernels: nearly kernel-bound (no Python)
+ *   busy_graph_eager_b1_d14  the same kernels replayed, one draw a step: `busy_graph_eager_b1_d14`
+ *                        82-89% (H200), `tpot_ms_graph_eager_b1_d14` 2.34-2.56 ms (H200);
+ *                        `busy_graph_b1_d0` 94-97% (H200): one launch per step, kernels back to back
  *                        (overlapping under programmatic dependent launch on sm_90: one gap per
  *                        step is left)
- *   busy_traced_eager_b1_d0  what a full trace's timeline shows for the bare C step: 28-30%
- *   tracer_pct_full_eager_b1_d0  22-107% slower under the full trace (tracer_us_per_launch
- *                        2-6 us); under kernel records alone the eager step was within the
- *                        host's noise (-8 to +82%), the graph step 12-19% slower (a record per
- *                        graph node), so a graph's GPU time is taken with that cost in it
- *   batch 32             the same launches at the same cost; busy rises as far as the kernels
- *                        grow (H200 eager: 1.52 -> 1.70 ms of kernels, x1.12; a T4's kernels grow
- *                        more)
- *   gap_median_us        eager d14: the draw plus the launch call less a kernel's few us, spread
- *                        like a real run's gaps (p90 several times the median; bin/trace_stats
- *                        on the fixture's PyTorch trace: median 18.5 us); eager d0 2.6-6.3; graph ~3
- *   nvml_util            graph step 92-97% with an MBU near 54%: nvidia-smi counts the time a
- *                        kernel ran, not how much of the GPU it used. The emulated HF step reads
- *                        near its busy ratio on an H200's driver (not the 100% the lesson
- *                        describes for a window in which any kernel ran)
+ *   busy_traced_eager_b1_d0  what a full trace's timeline shows for the bare C step:
+ *                        `busy_traced_eager_b1_d0` 18-28% (H200)
+ *   tracer_pct_full_eager_b1_d0  `tracer_pct_full_eager_b1_d0` -6 to +76% (H200)
+ *                        (`tracer_us_per_launch` -0.5 to 5.2 us (H200)): in one run of three the cost
+ *                        drowned in the host's noise; under kernel records alone the eager step,
+ *                        `tracer_pct_kernels_eager_b1_d0` -21 to +47% (H200), moved with that noise,
+ *                        the graph step `tracer_pct_kernels_graph_b1_d0` 14-18% (H200) slower (a
+ *                        record per graph node), so a graph's GPU time is taken with that cost in it
+ *   batch 32             the same launches at the same cost (`launch_api_us_eager_b32_d14` 6.5-7.4 us
+ *                        (H200) against `launch_api_us_eager_b1_d14` 4.8-7.7 us (H200)); busy rises as
+ *                        far as the kernels grow: `gpu_ms_per_step_eager_b32_d14` 2.26 ms (H200), x1.13,
+ *                        `busy_eager_b32_d14` 8.6-9.4% (H200), `tpot_ms_eager_b32_d14` 24.0-26.2 ms
+ *                        (H200); a T4's kernels grow more
+ *   gap_median_us        eager d14: the draw plus the launch call less a kernel, 14 + ~6.5 - ~2.2 =
+ *                        ~18 us at the median, spread like a real run's gaps:
+ *                        `gap_median_us_eager_b1_d14` 18.6-23.5 us (H200), `gap_p90_us_eager_b1_d14`
+ *                        46.5-57.0 us (H200); PyTorch on the same H200: `trace_gap_median_us` 18.1
+ *                        us (H200), `trace_gap_p90_us` 44.9 us (H200) (bin/trace_stats on the
+ *                        fixture's trace: 18.5 and 45 us). Eager d0 `gap_median_us_eager_b1_d0`
+ *                        4.0-7.1 us (H200); graph `gap_median_us_graph_b1_d0` 2.9-3.1 us (H200)
+ *   nvml_util            graph step `nvml_util_graph_b1_d0` 91-93% (H200) with `mbu_graph` 54.7-55.1%
+ *                        (H200): nvidia-smi counts the time a kernel ran, not how much of the GPU it
+ *                        used. The emulated HF step, `nvml_util_eager_b1_d14` 11-12% (H200), reads
+ *                        near its busy ratio on an H200's driver (not the 100% the lesson describes
+ *                        for a window in which any kernel ran)
  *   crossover_us         predicted ((GPU time per step / launches - host time per launch) / 1.49,
- *                        the draws' mean over their median): H200 -1.5 to -2.6 us, overhead-bound
- *                        with no dispatcher at all, measured 0; T4 7-10 us
- *   persistent_b1_d0     beyond the week, H200 (three runs): 1 kernel, 0 gaps a step, busy
- *                        98.2-99.1% against graph's 93.2-96.5% (113 kernels, 1 gap), yet TPOT
- *                        1.14-1.15 ms against graph's 0.84-0.87: a full GPU lane is not a fast
+ *                        the draws' mean over their median): (2.0 ms / 903 - ~6.5 us) / 1.49 =
+ *                        ~-2.9 us, the row's theory -2.0 to -3.2 us (H200): overhead-bound with no
+ *                        dispatcher at all; measured `crossover_us` 0-0.35 us (H200). T4
+ *                        (arithmetic): (9-12 ms / 903 - ~6.5 us) / 1.49 = 2-5 us
+ *   persistent_b1_d0     beyond the week: 1 kernel, 0 gaps a step, `busy_persistent_b1_d0`
+ *                        98.2-98.9% (H200) against `busy_graph_b1_d0` 94-97% (H200) (113 kernels, 1
+ *                        gap), yet `tpot_ms_persistent_b1_d0` 1.14-1.15 ms (H200) against
+ *                        `tpot_ms_graph_b1_d0` 0.87-0.90 ms (H200): a full GPU lane is not a fast
  *                        step. T4 and the T4 switch: "persistent=not run (...)", the reason
  * It proves acceptance question 5 (gaps mean the GPU waits for the CPU; the two cures are
  * fewer launches - CUDA graphs, fusion - and more work per launch - batch) and self-tests

@@ -618,8 +618,11 @@ static void experiment_log(void) {
     log_step("0", "eager", "—", "baseline: emulated HF eager, one kernel per PyTorch op", NAN, NULL);
     log_step("1", "graph_eager", "the gaps are the launches' host cost", "CUDA graph of the same kernels: one launch per "
              "step", M(eager), NULL);
-    const double graph = log_step("2", "graph", "what is left is the kernels' own time", "the kit's fused kernels (113 "
-                                  "instead of 446), still one launch", M(graph_eager), NULL);
+    char fused_k[96] = "the kit's fused kernels, still one launch";
+    if (!isnan(M("kernels_graph")) && !isnan(M("kernels_graph_eager")))
+        snprintf(fused_k, sizeof fused_k, "the kit's fused kernels (%s instead of %s), still one launch",
+                 num(M("kernels_graph")), num(M("kernels_graph_eager")));
+    const double graph = log_step("2", "graph", "what is left is the kernels' own time", fused_k, M(graph_eager), NULL);
     /* Step 3, read fewer bytes: int8 weights, a scale per output row. Its prediction first: if
      * only the linear layers' bytes halve, the part of the graph step that waits on them halves:
      * graph - (the fused step's GEMV path, day10) / 2. Then the two measurements of day09's
