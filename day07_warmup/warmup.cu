@@ -27,16 +27,17 @@
  *
  * What to expect (a summary; --verbose also echoes the fresh processes' ~100 lines; rows in
  * results/rows.tsv). H200: six runs of this kit (synthetic weights); T4: estimates:
- *   context_ms          H200: 179-215 ms (54-74 of them before main(): exec and loading the
- *                       libraries); T4 (Colab): 200-1000 ms
+ *   context_ms          `context_ms` 216-228 ms (H200) (54-74 of them before main(): exec and loading
+ *                       the libraries); T4 (Colab): 200-1000 ms
  *   cublas_handle_ms    2-4 ms
  *   first_gemm_ms       H200: 88-126 ms for the first cuBLAS GEMM of a process, 1-20 ms for each new
  *                       shape after it, against second_gemm_ms 0.05 ms; a shape seen before in the
  *                       process (v after k) is fast on its first call
- *   first_generate_ms   2.0-3.4x warm_generate_ms (H200: 189-275 vs 77-105 ms); the excess sits in the
- *                       first prefill (107-153 ms) and the first decode step (9-14 ms), not in later steps
- *   warm_generate_ms    (64-token prompt + 32 new tokens, eager, bare C launches) H200: 77-105 ms;
- *                       T4: 300-600 ms
+ *   first_generate_ms   `first_over_warm` 2.1-2.4x (H200): `first_generate_ms` 431-457 ms against
+ *                       `warm_generate_ms` 187-203 ms (H200); the excess sits in the first prefill
+ *                       and the first decode step, not in later steps
+ *   warm_generate_ms    (64-token prompt + 32 new tokens, eager, bare C launches: the eager prefill
+ *                       and 31 steps of 903 launches) `warm_generate_ms` 187-203 ms (H200); T4: 300-600 ms
  *   warm_range_pct      under 10 on a quiet machine; eager generates are host-bound, so a busy or
  *                       shared host breaks the bar (H200 VM: 1-32% in six runs, four over 10%, one or two slow
  *                       samples); then the samples say which part moved
