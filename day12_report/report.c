@@ -748,6 +748,14 @@ static void why_tracer(const Row *kit, const Row *yours, char *cell) {
     if (kt && yt && kt->measured > 0 && fabs(yt->measured / kt->measured - 1) > 0.2)
         add(cell, "a share of a step %s× the kit's", num(yt->measured / kt->measured));
 }
+/* The tracer's cost per launch: torch.profiler records the aten ops too. */
+static void why_tracer_launch(const Row *kit, const Row *yours, char *cell) {
+    const Row *r = got("trace_host_ranges_per_step"), *l = got("trace_launches_per_step");
+    if (r && l && l->measured > 0)
+        add(cell, "your profiler records %s host ranges a step besides CUPTI's records (`trace_host_ranges_per_step`: "
+                  "the aten ops and annotations), %s a launch; the kit's tracer here records CUPTI's alone",
+            num(r->measured), num(r->measured / l->measured));
+}
 /* Counts: the same list of kernels, or another one than the kit mirrors. */
 static void why_count(const Row *kit, const Row *yours, char *cell) {
     if (kit->measured == yours->measured)
@@ -790,7 +798,7 @@ static void your_pytorch_run(void) {
         {"Decode step under the profiler", "day10", "tpot_ms_traced", "trace_tpot_ms_traced", 0, why_step},
         {"The profiler's cost (traced step ÷ untraced − 1)", "day10", "profiler_overhead_pct", "trace_tracer_pct", 1, why_tracer},
         {"The profiler's cost per launch (the kit's: bare C launches)", "day11", "tracer_us_per_launch",
-         "trace_tracer_us_per_launch", 1, NULL},
+         "trace_tracer_us_per_launch", 1, why_tracer_launch},
         {"GPU busy ratio of the step as it runs (kernel time ÷ untraced TPOT)", "day11", "busy_eager_b1_d%.0f",
          "trace_busy_untraced", 1, why_busy},
         {"Kernels per step", "day10", "kernels_per_step", "trace_kernels_per_step", 0, why_count},

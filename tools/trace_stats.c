@@ -109,6 +109,7 @@ static const RowSpec ROWS[] = {
     {TS_HOST_BOUND, "trace_host_bound", "%", 100}, {TS_HOST_BOUND_GAPS, "trace_host_bound_gaps", "%", 100},
     {TS_CPU_PER_LAUNCH_US, "trace_cpu_per_launch_us", "us", 1}, {TS_LAUNCH_CALL_US, "trace_launch_api_us", "us", 1},
     {TS_DISPATCH_US, "trace_dispatch_us", "us", 1}, {TS_LONGEST_PAUSE_US, "trace_longest_pause_us", "us", 1},
+    {TS_HOST_RANGES, "trace_host_ranges_per_step", "count", 1},
 };
 
 /* ---- the step as it runs, against the step under the profiler ----------------------------

@@ -14,7 +14,7 @@
 static const char *const keys[TS_COUNT] = {
     "kernels", "launches", "linear", "busy", "span_us", "gpu_us", "gaps", "gap_median_us",
     "gap_p90_us", "host_bound", "host_bound_gaps", "cpu_per_launch_us", "launch_call_us", "dispatch_us",
-    "longest_pause_us",
+    "longest_pause_us", "host_ranges",
 };
 const char *trace_stat_key(TraceStat s) { return s >= 0 && s < TS_COUNT ? keys[s] : "?"; }
 
@@ -227,6 +227,7 @@ static void one_window(const Trace *t, const CallStart *calls, uint64_t g0, uint
     double beyond_call = x[TS_CPU_PER_LAUNCH_US] - x[TS_LAUNCH_CALL_US];
     x[TS_DISPATCH_US] = isnan(beyond_call) ? NAN : beyond_call > 0 ? beyond_call : 0;
     x[TS_LONGEST_PAUSE_US] = w.n_dispatch ? w.longest_dispatch_ns / 1e3 : NAN;
+    x[TS_HOST_RANGES] = v.nnvtx;
     if (w.n_dispatch) pause_where(s, &v, w.longest_dispatch_corr);
     f->with_gaps += w.n_gaps > 0;
     f->with_a_call += w.launch_api_ns.n > 0;

@@ -22,7 +22,11 @@
  *     before it (trace.h's TraceWindow.dispatch_ns). Their distribution is what the kit's
  *     emulated dispatcher draws from (gpu/dispatch.h: its built-in table, --dispatch-from);
  *   - longest_pause_us = the longest of a step's dispatch intervals, and pause_op where it
- *     ends: one pause a step that the median hides (a library's first call for a new shape). */
+ *     ends: one pause a step that the median hides (a library's first call for a new shape);
+ *   - host_ranges = the host-side ranges the tracer recorded in the CPU-side window, the
+ *     ProfilerStep mark itself left out: cpu_op and user_annotation events of a torch trace
+ *     (the aten ops torch.profiler records beside CUPTI's records), the NVTX op ranges of the
+ *     kit's own. */
 #ifndef KIT_TRACE_STEPS_H
 #define KIT_TRACE_STEPS_H
 #include "measure/trace_json.h"
@@ -33,7 +37,7 @@ extern "C" {
 typedef enum {
     TS_KERNELS, TS_LAUNCHES, TS_LINEAR, TS_BUSY, TS_SPAN_US, TS_GPU_US, TS_GAPS, TS_GAP_MEDIAN_US,
     TS_GAP_P90_US, TS_HOST_BOUND, TS_HOST_BOUND_GAPS, TS_CPU_PER_LAUNCH_US, TS_LAUNCH_CALL_US,
-    TS_DISPATCH_US, TS_LONGEST_PAUSE_US, TS_COUNT
+    TS_DISPATCH_US, TS_LONGEST_PAUSE_US, TS_HOST_RANGES, TS_COUNT
 } TraceStat;
 
 /* "kernels", "launches", "linear", "busy", ...: the printed keys, in TraceStat order. */

@@ -65,6 +65,9 @@ else
   # the slower host's trace: 67.4, 69.4 and 66.6 ms, each before layer 0's aten::scaled_dot_product_attention)
   ok "fixture: the longest pause, in a different place in each step" \
     "grep -qx 'longest_pause_us=214.1 (in a different place in each step)' $tmp/out.txt"
+  # 3233 cpu_op and user_annotation events start inside each CPU-side step (read with python's json),
+  # the ProfilerStep mark among them
+  ok "fixture: the host ranges a step, the ProfilerStep mark left out" "grep -qx 'host_ranges=3232' $tmp/out.txt"
   $bin "$fix/trace_hf_eager_b1_host2.json.gz" >"$tmp/host2.txt" 2>&1
   ok "the slower host's trace: one pause of 67 ms a step, before the SDPA op" \
     "grep -qx 'longest_pause_us=6.745e+04 (before the launch of aten::scaled_dot_product_attention)' $tmp/host2.txt"
@@ -81,7 +84,7 @@ else
   KIT_RESULTS=$tmp/res $bin --rows "$fix/trace_hf_eager_b1.json" >"$tmp/rows_out.txt" 2>&1
   KIT_RESULTS=$tmp/res $bin --rows "$fix/trace_hf_eager_b1.json" >/dev/null 2>&1
   ntrace=$(grep -c '^trace	trace_' "$tmp/res/rows.tsv")
-  ok "--rows twice: 23 rows of day trace, not 46 ($ntrace)" "[ $ntrace = 23 ]"
+  ok "--rows twice: 24 rows of day trace, not 48 ($ntrace)" "[ $ntrace = 24 ]"
   ok "--rows keeps the other days' rows" "[ \$(grep -vc '^trace	' $tmp/res/rows.tsv) = \$(grep -c . tests/data/rows_full.tsv) ]"
   ok "--rows: busy in %, top1 with its name and part" "grep -qP '^trace\ttrace_busy\t-\t8\\.89\\d*\t%\t' $tmp/res/rows.tsv && grep -qP '^trace\ttrace_top1_share\t-\t26\\.9\\d*\t%\tnvjet_sm90_hsh_64x8_64x16_4x1_v_bz_TNT -> linear' $tmp/res/rows.tsv"
   KIT_RESULTS=$tmp/res bin/day12_report >/dev/null 2>&1
