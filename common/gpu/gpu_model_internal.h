@@ -1,7 +1,7 @@
-/* gpu_model_internal: what a GpuModel holds, for the two files that run it: gpu_model.cu (the
- * week's model: prefill, the eager and fused steps, CUDA graphs, generate) and
- * gpu_persistent.cu (persistent mode, beyond the week). Nothing else includes it: the days
- * and tools see the model through gpu_model.h.
+/* gpu_model_internal: what a GpuModel holds, for the three files that run it: gpu_model.cu
+ * (the week's model: prefill, the fused step, CUDA graphs, generate), gpu_eager.cu (the eager
+ * step, PyTorch's kernels) and gpu_persistent.cu (persistent mode, beyond the week). Nothing
+ * else includes it: the days and tools see the model through gpu_model.h.
  *
  * Shapes below: B = max_batch rows, T = tok_cap tokens (the scratch of one forward pass:
  * PREFILL_CHUNK prompt tokens, or a decode step's B rows), S = max_seq positions, and the
