@@ -22,7 +22,7 @@ refuses() {
 }
 
 programs="day07_warmup day08_timing day09_ttft_tpot day10_profiler day11_gaps day12_report bench tinyllama
-          tokenize trace_stats check_answers median_rows"
+          tokenize trace_stats check_answers median_rows forecast"
 for p in $programs; do
   [ -x "$BIN/$p" ] || { fail=$((fail + 1)); echo "FAIL $BIN/$p is not built (make $BIN/$p)"; continue; }
   "$BIN/$p" --help >"$tmp/out" 2>"$tmp/err"; rc=$?
