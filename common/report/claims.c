@@ -1,4 +1,5 @@
-/* claims: the claims file and the expression language of its claims (claims.h). */
+/* claims: the claims file, the expression language of its claims, their wrong measurements
+ * and the forecast rows they can be read on (claims.h). */
 #include <ctype.h>
 #include <math.h>
 #include <stdio.h>
@@ -11,14 +12,15 @@
 typedef struct {
     const char *where;              /* the position reached */
     const char *file; int line;     /* for error messages */
+    const char *part;               /* "" in the claim, ", wrong measurement" in its edits */
     const Row *rows; int nrows;
     ClaimResult r;                  /* why: the first row that was not there, or value not finite */
     int missing, invalid;
 } Expr;
 
 static void fail(Expr *e, const char *what) {
-    die("%s line %d: %s %s%.20s%s; see the grammar in common/report/claims.h", e->file, e->line, what,
-        *e->where ? "at \"" : "at the end of the line", e->where, *e->where ? "\"" : "");
+    die("%s line %d%s: %s %s%.20s%s; see the grammar in common/report/claims.h", e->file, e->line, e->part,
+        what, *e->where ? "at \"" : "at the end of the line", e->where, *e->where ? "\"" : "");
 }
 static void skip(Expr *e) { while (isspace((unsigned char)*e->where)) e->where++; }
 
@@ -45,15 +47,21 @@ static int eat(Expr *e, const char *tok) {
     return 1;
 }
 
+/* day.key: a row's name, read into day[16] and key[64] */
+static void name(Expr *e, char *day, char *key) {
+    skip(e);
+    int n = 0;
+    if (sscanf(e->where, "%15[a-z0-9].%63[A-Za-z0-9_]%n", day, key, &n) != 2 || strncmp(day, "day", 3))
+        fail(e, "expected day.key (like day09.tpot_ms)");
+    e->where += n;
+}
+
 /* day.key -> its measured (or theory) value; NAN and a note when it is missing. */
 static double ref(Expr *e, int theory) {
     skip(e);
     const char *from = e->where;
     char day[16], key[64];
-    int n = 0;
-    if (sscanf(e->where, "%15[a-z0-9].%63[A-Za-z0-9_]%n", day, key, &n) != 2 || strncmp(day, "day", 3))
-        fail(e, "expected day.key (like day09.tpot_ms)");
-    e->where += n;
+    name(e, day, key);
     const Row *r = rows_find(e->rows, e->nrows, day, key, NULL);
     double v = !r ? NAN : theory ? r->theory : r->measured;
     if (isnan(v)) {
@@ -135,7 +143,7 @@ static int compare(Expr *e) {
 }
 
 ClaimResult claim_eval(const Claim *c, const char *file, const Row *rows, int nrows) {
-    Expr e = {.where = c->expr, .file = file, .line = c->line, .rows = rows, .nrows = nrows};
+    Expr e = {.where = c->expr, .file = file, .line = c->line, .part = "", .rows = rows, .nrows = nrows};
     int ok = compare(&e);
     while (eat(&e, "and")) ok &= compare(&e);
     skip(&e);
@@ -144,36 +152,84 @@ ClaimResult claim_eval(const Claim *c, const char *file, const Row *rows, int nr
     return e.r;
 }
 
+/* ---- a claim's wrong measurement: "day.key = arithmetic; ...", the rows edited in order ---- */
+int claim_apply_wrong(const Claim *c, const char *file, Row *rows, int nrows, char *why, size_t cap) {
+    Expr e = {.where = c->wrong, .file = file, .line = c->line, .part = ", wrong measurement", .rows = rows,
+              .nrows = nrows};
+    do {
+        char day[16], key[64];
+        name(&e, day, key);
+        /* the caller's copy, ours to edit: the Expr reads the same rows, so each right side
+         * sees the edits before it */
+        Row *r = (Row *)rows_find(rows, nrows, day, key, NULL);
+        if (!r)
+            die("%s line %d, wrong measurement: it sets %s.%s, which is not in the rows; an edit changes a row "
+                "that was measured: spell its day and key as rows.tsv does", file, c->line, day, key);
+        if (!eat(&e, "=")) fail(&e, "expected '=' after the day.key an edit sets");
+        double v = sum(&e);
+        if (!e.missing && !e.invalid) r->measured = v;   /* after one fails, the rest only parse */
+    } while (eat(&e, ";"));
+    skip(&e);
+    if (*e.where) fail(&e, "unexpected text");
+    snprintf(why, cap, "%s", e.r.why);
+    return !e.missing && !e.invalid;
+}
+
+/* ---- the forecast: each row with a twin forecast_<gpu>_<key> measured as forecast ------- */
+int claims_forecast(Row *rows, int nrows, const char *gpu) {
+    const size_t g = strlen(gpu);
+    for (int i = 0; i < nrows; i++) rows[i].measured = NAN;   /* no forecast, no value */
+    int n = 0;
+    for (int i = 0; i < nrows; i++) {
+        const char *k = rows[i].key;
+        if (strncmp(k, "forecast_", 9) || strncmp(k + 9, gpu, g) || k[9 + g] != '_' || isnan(rows[i].theory)) continue;
+        Row *twin = (Row *)rows_find(rows, nrows, rows[i].day, k + 10 + g, NULL);   /* ours: the caller's rows */
+        if (!twin) continue;   /* forecast_t4_c_half_...: a variant of the T4, no row's twin */
+        n += isnan(twin->measured);
+        twin->measured = rows[i].theory;
+    }
+    return n;
+}
+
 /* ---- the file -------------------------------------------------------------------------- */
 int claims_read(const char *path, Claim **claims) {
     FILE *f = open_regular(path);
-    if (!f) die("cannot read %s; it lists the claims (question, expression, sentence)", path);
+    if (!f) die("cannot read %s; it lists the claims (question, expression, sentence[, wrong, mistake])", path);
     char line[2048];
     int lineno = 0, n = 0, cap = 0;
     *claims = NULL;
     while (read_line(f, line, sizeof line, path, &lineno)) {
         if (!*line || line[0] == '#' || strncmp(line, "question\t", 9) == 0) continue;
-        char *text = xmalloc(strlen(line) + 1), *fld[3];
+        char *text = xmalloc(strlen(line) + 1), *fld[5] = {0};
         strcpy(text, line);
         int k = 0;
-        for (char *p = text; k < 3 && p; k++) {   /* split on the first two tabs */
-            fld[k] = p;
+        for (char *p = text; p; k++) {   /* split on every tab, counting the fields */
+            if (k < 5) fld[k] = p;
             if ((p = strchr(p, '\t'))) *p++ = 0;
         }
-        if (k != 3) {
+        if (k != 3 && k != 5) {
             free(text);
-            die("%s line %d is not 'question <TAB> expression <TAB> sentence'", path, lineno);
+            die("%s line %d is not 'question <TAB> expression <TAB> sentence', optionally followed by "
+                "'<TAB> wrong <TAB> mistake' (it has %d fields); see common/report/claims.h", path, lineno, k);
         }
+        for (int i = 3; i < k; i++)
+            if (!fld[i][strspn(fld[i], " ")]) {
+                free(text);
+                die("%s line %d: its %s (field %d) is empty; give both the wrong measurement and the mistake, "
+                    "or neither (three fields)", path, lineno, i == 3 ? "wrong measurement" : "mistake", i + 1);
+            }
         if (n == cap) {
             cap = cap ? 2 * cap : 64;
             Claim *grown = realloc(*claims, sizeof(Claim) * cap);
             if (!grown) die("out of host memory reading %s", path);
             *claims = grown;
         }
-        (*claims)[n++] = (Claim){fld[0], fld[1], fld[2], lineno};
+        (*claims)[n++] = (Claim){fld[0], fld[1], fld[2], fld[3], fld[4], lineno};
     }
     fclose(f);
-    if (!n) die("%s holds no claims; each line is 'question <TAB> expression <TAB> sentence'", path);
+    if (!n)
+        die("%s holds no claims; each line is 'question <TAB> expression <TAB> sentence', optionally followed by "
+            "'<TAB> wrong <TAB> mistake'", path);
     return n;
 }
 
