@@ -1,5 +1,6 @@
 #!/bin/bash
-# bin/check_answers: ✓ / ✗ / not run on crafted rows, the grammar, exit codes, --mine; and
+# bin/check_answers: ✓ / ✗ / not run on crafted rows, the grammar, exit codes, --mine,
+# --wrong (each claim caught by its wrong measurement, or missed) and --forecast; and
 # the shipped answers/claims.tsv against a complete rows file (every claim decidable and
 # true on plausible numbers) and against none (every claim "not run": nothing checked, exit 1);
 # likewise a --mine file that compared nothing (empty, comments only, misspelt keys) is exit 1.
@@ -175,6 +176,56 @@ ok "--mine: a UTF-8 byte-order mark at the start is skipped" "[ \$rc = 0 ] && gr
 { cat $tmp/rows.tsv; printf 'day09\ttpot_ms_graph\t0.457\t0.192\tms\tIMPOSSIBLE: below its floor (0.457 ms); graph\n'; } > $tmp/imp.tsv
 check $tmp/true.tsv $tmp/imp.tsv
 ok "a time under its floor: exit 1, named, counted as failed" "[ \$rc = 1 ] && grep -q '^✗ day09.tpot_ms_graph = 0.192 ms: a measurement error' $tmp/out && grep -q '^claims=10 ok=10 failed=1 ' $tmp/out"
+
+# --wrong: each claim that holds must fail under its wrong measurement (fields 4 and 5)
+{ printf 'question\tclaim\tsentence\twrong\tmistake\n'
+  printf 'Q1\tday09.a < day09.b\tholds\tday09.a = day09.b * 2\ta swapped\n'
+  printf 'Q2\tday09.a > 0\tholds\tday09.a = day09.a * 2\tdoubled\n'
+  printf 'Q3\tday09.b > 0\tholds\n'
+  printf 'Q4\tday09.a > 5\tdoes not hold\tday09.a = 1\tnothing\n'
+  printf 'Q5\tday09.a > 0\tholds\tday09.a = day09.zz\ta row not there\n'
+  printf 'Q6 machine\tday09.b - theory(day09.b) == 1\ta bar\tday09.b = 2 * theory(day09.b)\tdoubled\n'; } > $tmp/wrong.tsv
+check $tmp/wrong.tsv $tmp/rows.tsv
+ok "five fields: the plain check reads the first three" "[ \$rc = 1 ] && grep -q '^✗ Q4  day09.a > 5' $tmp/out && grep -q 'claimed: does not hold\$' $tmp/out"
+check $tmp/wrong.tsv $tmp/rows.tsv --wrong
+ok "--wrong: a missed claim is exit 1, counted" "[ \$rc = 1 ] && grep -q '^wrong=6 caught=2 missed=3 not_checked=1\$' $tmp/out"
+ok "--wrong: caught, with the mistake and the values" "grep -A4 '^✗ as it must be  Q1  day09.a < day09.b' $tmp/out | grep -q 'wrong measurement: a swapped' && grep -q '      wrong: day09.a=6  day09.b=3' $tmp/out"
+ok "--wrong: a machine claim is checked too" "grep -q '^✗ as it must be  Q6 machine  ' $tmp/out"
+ok "--wrong: a claim that still holds is missed" "grep -A5 '^MISSED Q2 ' $tmp/out | grep -q 'it still holds under them: the claim cannot tell that mistake from a right measurement'"
+ok "--wrong: a claim with no wrong field is missed" "grep -A1 '^MISSED Q3 ' $tmp/out | grep -q 'no wrong measurement: every claim must name the mistake it catches'"
+ok "--wrong: edits that cannot be applied are missed" "grep -A5 '^MISSED Q5 ' $tmp/out | grep -q 'its edits could not be applied (day09.zz is not in the rows)'"
+ok "--wrong: a claim that does not hold is not checked" "grep -q '^- Q4  not checked: it does not hold on .*rows.tsv as given' $tmp/out"
+{ printf 'question\tclaim\tsentence\n'; printf 'Q1\tday09.a < day09.b\tholds\tday09.a = day09.b * 2\ta swapped\n'; } > $tmp/caught.tsv
+check $tmp/caught.tsv $tmp/rows.tsv --wrong
+ok "--wrong: every claim caught is exit 0" "[ \$rc = 0 ] && grep -q '^wrong=1 caught=1 missed=0 not_checked=0' $tmp/out"
+check $tmp/caught.tsv $tmp/absent.tsv --wrong
+ok "--wrong: none checked is exit 1" "[ \$rc = 1 ] && grep -q '^error: no claim of .*caught.tsv could be checked under its wrong measurement' $tmp/out"
+{ printf 'question\tclaim\tsentence\n'; printf 'Q1\tday09.a < day09.b\tholds\tday09.nope = 1\tx\n'; } > $tmp/edit_nope.tsv
+check $tmp/edit_nope.tsv $tmp/rows.tsv --wrong
+ok "--wrong: an edit of a row not there: exit 1 naming the line and the key" "[ \$rc = 1 ] && grep -q '^error: .*edit_nope.tsv line 2, wrong measurement: it sets day09.nope, which is not in the rows' $tmp/out"
+
+# --forecast GPU: rows measured as their twins forecast_GPU_<key> of the same day forecast them
+{ cat $tmp/rows.tsv
+  printf 'day11\tforecast_t4_a\t300\t-\tx\t\n'
+  printf 'day11\tforecast_t4_c_half_a\t1\t-\tx\tno row c_half_a: no twin\n'
+  printf 'day09\tforecast_t4_unmeasured\t9\t-\tx\tday09 has no row unmeasured: no twin\n'
+  printf 'day10\tforecast_t4_unmeasured\t9\t-\tx\t\n'; } > $tmp/forecast_rows.tsv
+claims 'day11.a > 200' 'day10.unmeasured > theory(day10.unmeasured)' 'day11.a < day09.a' 'day11.a < 200' > $tmp/forecast.tsv
+check $tmp/forecast.tsv $tmp/forecast_rows.tsv --forecast t4
+ok "--forecast: a forecast claim ✗ is exit 1, counted" "[ \$rc = 1 ] && grep -q '^forecast=t4 claims=4 ok=2 failed=1 not_forecast=1\$' $tmp/out"
+ok "--forecast: the twin's forecast is the measured value, theory() the row's own" "grep -q '^✓ Q1  day11.a > 200' $tmp/out && grep -q 'day10.unmeasured=9  theory(day10.unmeasured)=5' $tmp/out"
+ok "--forecast: a row with no twin is not forecast" "grep -q '^- Q1  not forecast: day09.a has no twin day09.forecast_t4_a  day11.a < day09.a' $tmp/out"
+claims 'day11.a > 200' 'day09.a > 0' > $tmp/forecast_ok.tsv
+check $tmp/forecast_ok.tsv $tmp/forecast_rows.tsv --forecast t4
+ok "--forecast: every forecast claim ✓ is exit 0" "[ \$rc = 0 ] && grep -q '^forecast=t4 claims=2 ok=1 failed=0 not_forecast=1' $tmp/out"
+check $tmp/forecast_ok.tsv $tmp/forecast_rows.tsv --forecast a100
+ok "--forecast: no twin for that GPU is exit 1, one sentence" "[ \$rc = 1 ] && grep -q '^error: .*forecast_rows.tsv has no row forecast_a100_<key> beside a row <key> of its day' $tmp/out"
+check $tmp/forecast_ok.tsv $tmp/forecast_rows.tsv --forecast t
+ok "--forecast: a GPU's name is whole (t is not t4)" "[ \$rc = 1 ] && grep -q 'has no row forecast_t_<key>' $tmp/out"
+for two in '--wrong --forecast t4' '--mine x --wrong' '--forecast t4 --mine x'; do
+  check $tmp/forecast_ok.tsv $tmp/forecast_rows.tsv $two
+  ok "$two: one question at a time, exit 1" "[ \$rc = 1 ] && grep -q 'each ask a question of their own' $tmp/out"
+done
 
 # the shipped claims
 n=$(grep -cvE "^(#|question$T|\$)" answers/claims.tsv)
