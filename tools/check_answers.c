@@ -274,7 +274,8 @@ int main(int argc, char **argv) {
     int wrong = 0, nfiles = 0;
     const ArgFlag flags[] = {{"--mine", ARG_STRING, &mine, 0, 0, "a file of your numbers, one a line"},
                              {"--wrong", ARG_FLAG, &wrong, 0, 0, "each claim under its wrong measurement"},
-                             {"--forecast", ARG_STRING, &forecast, 0, 0, "the GPU of day11's forecast rows (t4)"},
+                             {"--forecast", ARG_STRING, &forecast, 0, 0,
+                              "the GPU whose forecast rows to read: t4 for forecast_t4_<key>"},
                              {0}};
     const ArgWords words = {"claims.tsv and rows.tsv", 2, 2, files, &nfiles, 0};
     args_parse("check_answers", USAGE, argc, argv, flags, &words);

@@ -82,8 +82,9 @@ refuses trace_stats "trace_stats: --label has 121 characters: give 1 to 120 (it 
   --label "$(printf 'x%.0s' $(seq 121))" a.json
 refuses trace_stats "trace_stats: --label has 0 characters: give 1 to 120 (it goes into each row's note)" --label "" a.json
 refuses trace_stats "trace_stats: one trace at a time: a.json and b.json" a.json b.json
-refuses check_answers "check_answers: claims.tsv and rows.tsv wanted, 1 given (usage: bin/check_answers answers/claims.tsv results/rows.tsv [--mine FILE])" claims.tsv
+refuses check_answers "check_answers: claims.tsv and rows.tsv wanted, 1 given (usage: bin/check_answers answers/claims.tsv results/rows.tsv [--mine FILE | --wrong | --forecast GPU])" claims.tsv
 refuses check_answers "check_answers: --mine needs a value (a file of your numbers, one a line)" claims.tsv rows.tsv --mine
+refuses check_answers "check_answers: --forecast needs a value (the GPU whose forecast rows to read: t4 for forecast_t4_<key>)" claims.tsv rows.tsv --forecast
 refuses median_rows "median_rows: no OUT.tsv and 1 to 16 RUN.tsv given (usage: bin/median_rows OUT.tsv RUN1.tsv [RUN2.tsv ...])"
 refuses median_rows "median_rows: OUT.tsv and 1 to 16 RUN.tsv wanted, 18 given (usage: bin/median_rows OUT.tsv RUN1.tsv [RUN2.tsv ...])" $(seq 1 18)
 refuses day12_report "day12: unexpected argument 'results': day12 takes only the flags --help lists" results

@@ -53,7 +53,8 @@ static int nrows;
 static char why[192];
 static int apply_first(void) {
     Claim *c;
-    int n = claims_read(claims_path, &c), ok = n ? claim_apply_wrong(&c[0], claims_path, rows, nrows, why, sizeof why) : -1;
+    int n = claims_read(claims_path, &c);
+    int ok = n ? claim_apply_wrong(&c[0], claims_path, rows, nrows, why, sizeof why) : -1;
     claims_free(c, n);
     return ok;
 }
@@ -75,8 +76,9 @@ static void test_fields(void) {
     Claim *c;
     int n = claims_read(claims_path, &c);
     CHECK(n == 2, "two claims, got %d", n);
-    CHECK(n == 2 && !strcmp(c[0].question, "A1") && !strcmp(c[0].expr, "day09.a > 0") && !strcmp(c[0].sentence, "three fields") &&
-          !c[0].wrong && !c[0].mistake && c[0].line == 4, "a line of three: no wrong, no mistake, line 4");
+    CHECK(n == 2 && !strcmp(c[0].question, "A1") && !strcmp(c[0].expr, "day09.a > 0") &&
+          !strcmp(c[0].sentence, "three fields") && !c[0].wrong && !c[0].mistake && c[0].line == 4,
+          "a line of three: no wrong, no mistake, line 4");
     CHECK(n == 2 && !strcmp(c[1].question, "A2 machine") && !strcmp(c[1].sentence, "five fields") &&
           c[1].wrong && !strcmp(c[1].wrong, "day09.b = day09.a / 2") && c[1].mistake &&
           !strcmp(c[1].mistake, "the loop lost its sync") && c[1].line == 5, "a line of five: its wrong and mistake");
@@ -136,7 +138,8 @@ static void test_wrong(void) {
     free(rows);
     nrows = rows_read(rows_path, &rows);
     wrong_line("day09.unmeasured = day09.unmeasured + 1");
-    CHECK(apply_first() == 0 && strstr(why, "day09.unmeasured was not measured"), "an unmeasured row on the right: %s", why);
+    CHECK(apply_first() == 0 && strstr(why, "day09.unmeasured was not measured"), "an unmeasured row on the right: %s",
+          why);
 
     /* an edit of a row that is not there, or a grammar error: one sentence naming the line */
     const struct { const char *wrong, *says; } bad[] = {
@@ -173,27 +176,33 @@ static void test_forecast(void) {
     nrows = rows_read(rows_path, &rows);
     int n = claims_forecast(rows, nrows, "t4");
     CHECK(n == 2, "two rows have a T4 twin, got %d", n);
-    CHECK(measured("day11", "tpot_ms_eager_b1_d14") == 12 && rows_find(rows, nrows, "day11", "tpot_ms_eager_b1_d14", NULL)->theory == 0.5,
+    CHECK(measured("day11", "tpot_ms_eager_b1_d14") == 12 &&
+              rows_find(rows, nrows, "day11", "tpot_ms_eager_b1_d14", NULL)->theory == 0.5,
           "a twin's theory becomes its row's measured value; the row's theory stays");
     CHECK(measured("day11", "busy_eager_b1_d14") == 40, "busy too");
     CHECK(isnan(measured("day09", "tpot_ms_eager")), "a twin of the same key in another day is no twin");
     CHECK(isnan(measured("day11", "gpu_ms_per_step_graph_b1_d0")), "a forecast row with no theory forecasts nothing");
     int measured_rows = 0;
     for (int i = 0; i < nrows; i++) measured_rows += !isnan(rows[i].measured);
-    CHECK(measured_rows == 2, "every other row unmeasured (the variants and other GPUs too), %d measured", measured_rows);
+    CHECK(measured_rows == 2, "every other row unmeasured (the variants and other GPUs too), %d measured",
+          measured_rows);
 
     /* a claim reads the forecast; one that reads a row with no forecast is not run (not forecast) */
-    Claim c = {.question = "Q", .expr = "day11.tpot_ms_eager_b1_d14 > 20 * theory(day11.tpot_ms_eager_b1_d14)", .line = 1};
+    Claim c = {.question = "Q", .line = 1,
+               .expr = "day11.tpot_ms_eager_b1_d14 > 20 * theory(day11.tpot_ms_eager_b1_d14)"};
     ClaimResult r = claim_eval(&c, "claims.tsv", rows, nrows);
-    CHECK(r.verdict == CLAIM_TRUE && strstr(r.used, "day11.tpot_ms_eager_b1_d14=12  theory(day11.tpot_ms_eager_b1_d14)=0.5"),
+    CHECK(r.verdict == CLAIM_TRUE &&
+              strstr(r.used, "day11.tpot_ms_eager_b1_d14=12  theory(day11.tpot_ms_eager_b1_d14)=0.5"),
           "a forecast claim, theory() from the row: %s", r.used);
     c.expr = "day11.busy_eager_b1_d14 < 50 and day09.tpot_ms_eager < day11.tpot_ms_eager_b1_d14";
     r = claim_eval(&c, "claims.tsv", rows, nrows);
-    CHECK(r.verdict == CLAIM_NOT_RUN && !strcmp(r.why, "day09.tpot_ms_eager was not measured"), "not forecast: %s", r.why);
+    CHECK(r.verdict == CLAIM_NOT_RUN && !strcmp(r.why, "day09.tpot_ms_eager was not measured"), "not forecast: %s",
+          r.why);
     free(rows);
 
     nrows = rows_read(rows_path, &rows);
-    CHECK(claims_forecast(rows, nrows, "2x") == 1 && measured("day11", "tpot_ms_eager_b1_d14") == 5, "another GPU's twins");
+    CHECK(claims_forecast(rows, nrows, "2x") == 1 && measured("day11", "tpot_ms_eager_b1_d14") == 5,
+          "another GPU's twins");
     free(rows);
     nrows = rows_read(rows_path, &rows);
     CHECK(claims_forecast(rows, nrows, "t") == 0, "a GPU's name is whole: t is not t4");
