@@ -2,9 +2,9 @@
  *
  *   bin/check_answers answers/claims.tsv results/rows.tsv [--mine FILE | --wrong | --forecast GPU]
  *
- * claims.tsv holds one claim a line: question <TAB> expression <TAB> sentence, and for most a
- * wrong measurement and the mistake behind it (<TAB> wrong <TAB> mistake); the expressions
- * are a tiny language over the rows (common/report/claims.h), e.g.
+ * claims.tsv holds one claim a line: question <TAB> expression <TAB> sentence, and in five
+ * fields the wrong measurement it must catch and the mistake behind it (<TAB> wrong <TAB>
+ * mistake); the expressions are a tiny language over the rows (common/report/claims.h), e.g.
  *
  *   day07.first_generate_ms >= 2 * day07.warm_generate_ms
  *   day08.matmul_nosync_tflops > theory(day08.matmul_nosync_tflops)
@@ -41,7 +41,9 @@
  * it? Every row with a twin forecast_GPU_<key> in its day (its theory: the model's forecast of
  * that row) takes the forecast as its measured value; every other row is unmeasured, its
  * theory kept (claims_forecast). A claim is forecast when every value it reads measured has a
- * forecast; theory(day.key) reads the row's own theory (a floor, a peak) and does not count.
+ * forecast; theory(day.key) reads the row's own theory (a floor, a peak) and does not count
+ * (a claim of theory alone would be forecast trivially, but --wrong misses it: no edit of a
+ * measurement can break it).
  * One that reads a measured value with no forecast is "not forecast": printed, neither a pass
  * nor a failure. Machine claims are counted like the others: a model has no busy neighbour.
  * Prints forecast=GPU claims=N ok=N failed=N not_forecast=N; exit 1 when a forecast claim is
@@ -191,6 +193,7 @@ static int check_wrong(const Claim *claims, int total, const char *claims_path, 
     printf("each claim under its wrong measurement (the edits of %s's fourth field, on a copy of %s): "
            "it must fail there\n", claims_path, rows_path);
     Row *edited = xmalloc(sizeof(Row) * nrows);
+    static const char CANNOT_TELL[] = "the claim cannot tell that mistake from a right measurement";
     int caught = 0, missed = 0, unchecked = 0;
     for (int i = 0; i < total; i++) {
         const Claim *c = &claims[i];
@@ -216,7 +219,6 @@ static int check_wrong(const Claim *claims, int total, const char *claims_path, 
         else printf("MISSED %-3s %s\n", c->question, c->expr);
         printf("      wrong measurement: %s\n      edits: %s\n      right: %s\n", c->mistake, c->wrong, right.used);
         if (applied) printf("      wrong: %s\n", r.used);
-        static const char CANNOT_TELL[] = "the claim cannot tell that mistake from a right measurement";
         if (!applied) printf("      its edits could not be applied (%s): %s\n", why, CANNOT_TELL);
         else if (r.verdict == CLAIM_NOT_RUN) printf("      not run under them (%s): %s\n", r.why, CANNOT_TELL);
         else if (r.verdict == CLAIM_TRUE) printf("      it still holds under them: %s\n", CANNOT_TELL);
