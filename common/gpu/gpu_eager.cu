@@ -77,6 +77,7 @@ static void rotary(GpuModel *m, const int *start, int T, int slots) {
     k_eager_i2f(m->st, "position_ids.float", e->cpos, e->pos_f, T);
     /* freqs[slot] = inv_freq [hh x 1] @ positions [1 x per]: a batched fp32 GEMM, as torch's bmm */
     const float one = 1.f, zero = 0.f;
+    op_cost(4.0 * (slots * hh + T + (long long)T * hh), 2.0 * T * hh);
     op_begin(P_ROPE, -1, "freqs");
     CUBLAS_CHECK(cublasSgemmStridedBatched(m->cb, CUBLAS_OP_N, CUBLAS_OP_N, hh, per, 1, &one, e->inv_x, hh, hh,
                                            e->pos_f, 1, per, &zero, e->freqs, hh, (long long)hh * per, slots));
@@ -114,6 +115,7 @@ static void layers(GpuModel *m, const int *row, const int *pos, int T, int slots
     EagerBufs *e = &m->eager;
     const int dim = c->dim, qd = c->n_heads * c->head_dim, kvd = c->n_kv_heads * c->head_dim, H = c->ffn_dim;
     const long long nd = (long long)T * dim, nh = (long long)T * H;
+    const int len = kv_len(m, T, one_row);
     rotary(m, pos, T, slots);
     for (int l = 0; l < c->n_layers; l++) {
         const LayerWeights *L = &m->w.layer[l];
@@ -124,9 +126,9 @@ static void layers(GpuModel *m, const int *row, const int *pos, int T, int slots
         rope(m, l, ROPE_Q, e->q, c->n_heads, e->qe, T);
         rope(m, l, ROPE_K, e->k, c->n_kv_heads, e->ke, T);
         k_eager_cat_cache(m->st, l, "cache.k_cat", e->ke, row, pos, m->kc + l * m->kv_layer, slots, T / slots,
-                          c->n_kv_heads, c->head_dim, m->max_seq);
+                          c->n_kv_heads, c->head_dim, m->max_seq, len);
         k_eager_cat_cache(m->st, l, "cache.v_cat", e->v, row, pos, m->vc + l * m->kv_layer, slots, T / slots,
-                          c->n_kv_heads, c->head_dim, m->max_seq);
+                          c->n_kv_heads, c->head_dim, m->max_seq, len);
         attention(m, 0, l, e->qe, qd, row, pos, T, !one_row, one_row);
         linear(m, P_O, l, "o_proj", m->attn, T, qd, &L->wo, dim, e->out, 0.f);
         k_eager_add(m->st, P_RESIDUAL, l, "residual.add", m->hidden, e->out, view_flat(nd), m->hidden, nd);

@@ -66,6 +66,15 @@ static const half *fp16_weights(GpuModel *m, int pdl, int layer, const LinearWei
     return m->wscratch;
 }
 
+/* The keys a query of these T tokens sees, for an op's cost (launch.h's op_cost): a decode
+ * step's rows at their positions (the mean), a prompt chunk's T. */
+int kv_len(const GpuModel *m, int T, int one_row) {
+    if (one_row) return T;
+    long long sum = 0;
+    for (int r = 0; r < T && r < m->max_batch; r++) sum += m->h_pos[r] + 1;
+    return (int)(sum / (T < m->max_batch ? T : m->max_batch));
+}
+
 /* y[T][N] (+)= x[T][K] W^T, W [N][K]: nn.Linear through cublasGemmEx, fp16 in, fp32 compute
  * (int8 weights dequantized first: cuBLAS has no int8-weight, fp16-activation GEMM) */
 void linear(GpuModel *m, Part p, int layer, const char *op, const half *x, int T, int K,
@@ -73,6 +82,7 @@ void linear(GpuModel *m, Part p, int layer, const char *op, const half *x, int T
     const float alpha = 1.f;
     const half *W = fp16_weights(m, 0, layer, LW, N, K);
     g_launch.weight_bytes += 2LL * N * K;
+    op_cost(2.0 * ((double)N * K + (double)T * K + (beta != 0.f ? 2.0 : 1.0) * T * N), 2.0 * T * N * K);
     op_begin(p, layer, op);
     CUBLAS_CHECK(cublasGemmEx(m->cb, CUBLAS_OP_T, CUBLAS_OP_N, N, T, K, &alpha, W, CUDA_R_16F, K, x, CUDA_R_16F, K,
                               &beta, y, CUDA_R_16F, N, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
@@ -87,6 +97,9 @@ void linear(GpuModel *m, Part p, int layer, const char *op, const half *x, int T
 void attention(GpuModel *m, int pdl, int layer, const half *q, int q_stride, const int *row, const int *pos,
                       int T, int decode, int one_row) {
     const Config *c = &m->c;
+    const double len = kv_len(m, T, one_row), qo = 2.0 * T * c->n_heads * c->head_dim * sizeof(half);
+    op_cost(qo + 2.0 * (one_row ? 1 : T) * c->n_kv_heads * len * c->head_dim * sizeof(half),
+            4.0 * T * c->n_heads * len * c->head_dim);   /* q and out; each row's keys and values once */
     int blocks = T * c->n_kv_heads, splits = decode ? ATTN_MAX_SPLITS : (m->sms / 2 + blocks - 1) / blocks;
     AttnArgs a = {q, q_stride, row, pos, m->kc + layer * m->kv_layer, m->vc + layer * m->kv_layer,
                   m->attn, c->n_heads * c->head_dim, T, c->n_heads, c->n_kv_heads, c->head_dim, m->max_seq,
@@ -514,4 +527,5 @@ long long gpu_model_weight_bytes(const GpuModel *m) { return m->w.bytes; }
 Quant gpu_model_quant(const GpuModel *m) { return m->quant; }
 const char *gpu_model_disk_dtype(const GpuModel *m) { return m->w.disk_dtype; }
 cudaStream_t gpu_model_stream(const GpuModel *m) { return m->st; }
+int gpu_model_pdl(const GpuModel *m) { return m->pdl; }
 unsigned long long gpu_model_checksum(GpuModel *m) { return gpu_weights_checksum(&m->w, m->st); }

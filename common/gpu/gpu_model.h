@@ -52,6 +52,9 @@ long long gpu_model_weight_bytes(const GpuModel *m);/* the weights' bytes on the
 Quant gpu_model_quant(const GpuModel *m);
 const char *gpu_model_disk_dtype(const GpuModel *m);/* "bf16", "fp16", "fp32", "synthetic" */
 cudaStream_t gpu_model_stream(const GpuModel *m);
+/* 1 when the fused step's kernels are launched with programmatic dependent launch (sm_90 code
+ * on an sm_90 GPU, KIT_NO_PDL unset) */
+int gpu_model_pdl(const GpuModel *m);
 /* An order-free hash of every weight on the GPU: equal weights, equal checksum. */
 unsigned long long gpu_model_checksum(GpuModel *m);
 

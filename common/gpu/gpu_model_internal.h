@@ -84,6 +84,7 @@ void *dalloc(size_t bytes);         /* cudaMalloc, checked */
  * beta 1: add to y), and attention of T queries (decode: a step's rows; one_row: a prompt's) */
 void linear(GpuModel *m, Part p, int layer, const char *op, const half *x, int T, int K, const LinearWeight *LW,
             int N, half *y, float beta);
+int kv_len(const GpuModel *m, int T, int one_row);   /* the keys a query sees, for op_cost */
 void attention(GpuModel *m, int pdl, int layer, const half *q, int q_stride, const int *row, const int *pos, int T,
                int decode, int one_row);
 

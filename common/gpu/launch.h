@@ -26,11 +26,21 @@ extern LaunchState g_launch;
 void launch_reset(void);
 void op_begin(Part part, int layer, const char *op);   /* before the launch */
 void op_end(void);                                     /* after it (and its KERNEL_CHECK) */
+/* The op's cost, for the timeline model (measure/replay.h): the bytes its kernels move to and
+ * from memory and its FLOPs (2 x its multiply-adds; 0 where there are none worth modelling),
+ * said by the launch site before op_begin. An op launched without one records NAN. */
+void op_cost(double bytes, double flops);
 
 /* A record of the ops launched between launch_record(rec, cap) and launch_record_stop(),
  * which returns how many there were (the first cap of them are in rec): the eager step's
- * check against its table. */
-typedef struct { const char *op; Part part; int layer; } OpRecord;
+ * check against its table, and the submit times and costs the timeline model replays. */
+typedef struct {
+    const char *op;
+    Part part;
+    int layer;
+    double bytes, flops;   /* op_cost's (NAN: none given) */
+    double t_ms;           /* now_ms() when the launch call began, after the dispatcher's wait */
+} OpRecord;
 void launch_record(OpRecord *rec, int cap);
 int launch_record_stop(void);
 

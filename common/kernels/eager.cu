@@ -110,84 +110,90 @@ __global__ void cat_kv_cache(const half *x, const int *row, const int *pos, half
 }
 
 /* ---------------------------------------------------------------- launchers */
-#define EW(op_part, layer, op, kernel, n, s, ...) \
-    LAUNCH(op_part, layer, op, kernel, ew_grid(n), EW_THREADS, 0, s, __VA_ARGS__)
+/* per: the bytes one output value costs, its inputs' and its own (the timeline model's op_cost) */
+#define EW(op_part, layer, op, kernel, n, per, s, ...)                              \
+    do {                                                                           \
+        op_cost((double)(n) * (per), 0);                                           \
+        LAUNCH(op_part, layer, op, kernel, ew_grid(n), EW_THREADS, 0, s, __VA_ARGS__); \
+    } while (0)
 static bool flat(View v, long long n) { return v.div == n && v.mul == 0 && v.mod == n && v.off == 0; }
 
 void k_eager_pow2(cudaStream_t s, int layer, const char *op, const float *x, float *y, long long n) {
-    EW(P_NORM, layer, op, (elementwise_map<Pow2, float, float, true>), n, s, Pow2{}, x, view_flat(n), y, (int)n);
+    EW(P_NORM, layer, op, (elementwise_map<Pow2, float, float, true>), n, 8, s, Pow2{}, x, view_flat(n), y, (int)n);
 }
 void k_eager_add_scalar(cudaStream_t s, Part p, int layer, const char *op, const float *x, float c, float *y,
                         long long n) {
-    EW(p, layer, op, (elementwise_map<AddScalar, float, float, true>), n, s, AddScalar{c}, x, view_flat(n), y, (int)n);
+    EW(p, layer, op, (elementwise_map<AddScalar, float, float, true>), n, 8, s, AddScalar{c}, x, view_flat(n), y, (int)n);
 }
 void k_eager_mul_scalar(cudaStream_t s, Part p, int layer, const char *op, const float *x, float c, float *y,
                         long long n) {
-    EW(p, layer, op, (elementwise_map<MulScalar, float, float, true>), n, s, MulScalar{c}, x, view_flat(n), y, (int)n);
+    EW(p, layer, op, (elementwise_map<MulScalar, float, float, true>), n, 8, s, MulScalar{c}, x, view_flat(n), y, (int)n);
 }
 void k_eager_rsqrt(cudaStream_t s, int layer, const char *op, const float *x, float *y, long long n) {
-    EW(P_NORM, layer, op, (elementwise_map<Rsqrt, float, float, true>), n, s, Rsqrt{}, x, view_flat(n), y, (int)n);
+    EW(P_NORM, layer, op, (elementwise_map<Rsqrt, float, float, true>), n, 8, s, Rsqrt{}, x, view_flat(n), y, (int)n);
 }
 void k_eager_cos(cudaStream_t s, const char *op, const float *x, float *y, long long n) {
-    EW(P_ROPE, -1, op, (elementwise_map<Cos, float, float, true>), n, s, Cos{}, x, view_flat(n), y, (int)n);
+    EW(P_ROPE, -1, op, (elementwise_map<Cos, float, float, true>), n, 8, s, Cos{}, x, view_flat(n), y, (int)n);
 }
 void k_eager_sin(cudaStream_t s, const char *op, const float *x, float *y, long long n) {
-    EW(P_ROPE, -1, op, (elementwise_map<Sin, float, float, true>), n, s, Sin{}, x, view_flat(n), y, (int)n);
+    EW(P_ROPE, -1, op, (elementwise_map<Sin, float, float, true>), n, 8, s, Sin{}, x, view_flat(n), y, (int)n);
 }
 void k_eager_neg(cudaStream_t s, int layer, const char *op, const half *x, View xv, half *y, long long n) {
-    EW(P_ROPE, layer, op, (elementwise_map<Neg, half, half, false>), n, s, Neg{}, x, xv, y, (int)n);
+    EW(P_ROPE, layer, op, (elementwise_map<Neg, half, half, false>), n, 4, s, Neg{}, x, xv, y, (int)n);
 }
 void k_eager_silu(cudaStream_t s, int layer, const char *op, const half *x, half *y, long long n) {
-    EW(P_SILU_MUL, layer, op, (elementwise_map<Silu, half, half, true>), n, s, Silu{}, x, view_flat(n), y, (int)n);
+    EW(P_SILU_MUL, layer, op, (elementwise_map<Silu, half, half, true>), n, 4, s, Silu{}, x, view_flat(n), y, (int)n);
 }
 void k_eager_mul_f32(cudaStream_t s, int layer, const char *op, const float *a, const float *b, View bv, float *y,
                      long long n) {
-    if (flat(bv, n)) EW(P_NORM, layer, op, (elementwise_zip<MulF, float, float, float, true>), n, s, MulF{}, a, b, bv, y, (int)n);
-    else EW(P_NORM, layer, op, (elementwise_zip<MulF, float, float, float, false>), n, s, MulF{}, a, b, bv, y, (int)n);
+    if (flat(bv, n)) EW(P_NORM, layer, op, (elementwise_zip<MulF, float, float, float, true>), n, 12, s, MulF{}, a, b, bv, y, (int)n);
+    else EW(P_NORM, layer, op, (elementwise_zip<MulF, float, float, float, false>), n, 12, s, MulF{}, a, b, bv, y, (int)n);
 }
 void k_eager_mul(cudaStream_t s, Part p, int layer, const char *op, const half *a, const half *b, View bv, half *y,
                  long long n) {
-    if (flat(bv, n)) EW(p, layer, op, (elementwise_zip<MulH, half, half, half, true>), n, s, MulH{}, a, b, bv, y, (int)n);
-    else EW(p, layer, op, (elementwise_zip<MulH, half, half, half, false>), n, s, MulH{}, a, b, bv, y, (int)n);
+    if (flat(bv, n)) EW(p, layer, op, (elementwise_zip<MulH, half, half, half, true>), n, 6, s, MulH{}, a, b, bv, y, (int)n);
+    else EW(p, layer, op, (elementwise_zip<MulH, half, half, half, false>), n, 6, s, MulH{}, a, b, bv, y, (int)n);
 }
 void k_eager_add(cudaStream_t s, Part p, int layer, const char *op, const half *a, const half *b, View bv, half *y,
                  long long n) {
-    if (flat(bv, n)) EW(p, layer, op, (elementwise_zip<AddH, half, half, half, true>), n, s, AddH{}, a, b, bv, y, (int)n);
-    else EW(p, layer, op, (elementwise_zip<AddH, half, half, half, false>), n, s, AddH{}, a, b, bv, y, (int)n);
+    if (flat(bv, n)) EW(p, layer, op, (elementwise_zip<AddH, half, half, half, true>), n, 6, s, AddH{}, a, b, bv, y, (int)n);
+    else EW(p, layer, op, (elementwise_zip<AddH, half, half, half, false>), n, 6, s, AddH{}, a, b, bv, y, (int)n);
 }
 void k_eager_add_int(cudaStream_t s, const char *op, const int *a, const int *b, View bv, int *y, long long n) {
-    if (flat(bv, n)) EW(P_ROPE, -1, op, (elementwise_zip<AddI, int, int, int, true>), n, s, AddI{}, a, b, bv, y, (int)n);
-    else EW(P_ROPE, -1, op, (elementwise_zip<AddI, int, int, int, false>), n, s, AddI{}, a, b, bv, y, (int)n);
+    if (flat(bv, n)) EW(P_ROPE, -1, op, (elementwise_zip<AddI, int, int, int, true>), n, 12, s, AddI{}, a, b, bv, y, (int)n);
+    else EW(P_ROPE, -1, op, (elementwise_zip<AddI, int, int, int, false>), n, 12, s, AddI{}, a, b, bv, y, (int)n);
 }
 void k_eager_arange(cudaStream_t s, const char *op, int *y, int per_row, int n) {
-    EW(P_ROPE, -1, op, elementwise_arange, n, s, y, per_row, n);
+    EW(P_ROPE, -1, op, elementwise_arange, n, 4, s, y, per_row, n);
 }
 void k_eager_h2f(cudaStream_t s, Part p, int layer, const char *op, const half *x, float *y, long long n) {
-    EW(p, layer, op, (copy_cast<half, float, true>), n, s, x, view_flat(n), y, (int)n);
+    EW(p, layer, op, (copy_cast<half, float, true>), n, 6, s, x, view_flat(n), y, (int)n);
 }
 void k_eager_f2h(cudaStream_t s, Part p, int layer, const char *op, const float *x, half *y, long long n) {
-    EW(p, layer, op, (copy_cast<float, half, true>), n, s, x, view_flat(n), y, (int)n);
+    EW(p, layer, op, (copy_cast<float, half, true>), n, 6, s, x, view_flat(n), y, (int)n);
 }
 void k_eager_f2f(cudaStream_t s, const char *op, const float *x, View xv, float *y, long long n) {
-    EW(P_ROPE, -1, op, (copy_cast<float, float, false>), n, s, x, xv, y, (int)n);
+    EW(P_ROPE, -1, op, (copy_cast<float, float, false>), n, 8, s, x, xv, y, (int)n);
 }
 void k_eager_i2f(cudaStream_t s, const char *op, const int *x, float *y, long long n) {
-    EW(P_ROPE, -1, op, (copy_cast<int, float, true>), n, s, x, view_flat(n), y, (int)n);
+    EW(P_ROPE, -1, op, (copy_cast<int, float, true>), n, 8, s, x, view_flat(n), y, (int)n);
 }
 void k_eager_mean(cudaStream_t s, int layer, const char *op, const float *x, float *y, int T, int dim) {
+    op_cost(4.0 * T * (dim + 1), 0);
     LAUNCH(P_NORM, layer, op, reduce_mean_rows, T, 256, 0, s, x, y, dim);
 }
 void k_eager_cat_f32(cudaStream_t s, const char *op, const float *a, int sa, int wa, const float *b, int sb, int wb,
                      float *y, long long rows) {
-    EW(P_ROPE, -1, op, cat_last<float>, rows * (wa + wb), s, a, sa, wa, b, sb, wb, y, (int)rows);
+    EW(P_ROPE, -1, op, cat_last<float>, rows * (wa + wb), 8, s, a, sa, wa, b, sb, wb, y, (int)rows);
 }
 void k_eager_cat(cudaStream_t s, int layer, const char *op, const half *a, int sa, int wa, const half *b, int sb,
                  int wb, half *y, long long rows) {
-    EW(P_ROPE, layer, op, cat_last<half>, rows * (wa + wb), s, a, sa, wa, b, sb, wb, y, (int)rows);
+    EW(P_ROPE, layer, op, cat_last<half>, rows * (wa + wb), 4, s, a, sa, wa, b, sb, wb, y, (int)rows);
 }
 void k_eager_cat_cache(cudaStream_t s, int layer, const char *op, const half *x, const int *row, const int *pos,
-                       half *cache, int slots, int per_row, int nkv, int hd, int max_seq) {
+                       half *cache, int slots, int per_row, int nkv, int hd, int max_seq, int len) {
     const long long chunks = (long long)max_seq * (hd / 8);
     const dim3 grid((unsigned)((chunks + EW_THREADS - 1) / EW_THREADS), (unsigned)(slots * nkv));
+    op_cost(2.0 * slots * nkv * len * hd * sizeof(half), 0);   /* each row's len positions read and written */
     LAUNCH(P_KV_APPEND, layer, op, cat_kv_cache, grid, EW_THREADS, 0, s, x, row, pos, cache, per_row, nkv, hd, max_seq);
 }

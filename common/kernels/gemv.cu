@@ -198,6 +198,13 @@ void k_gemv(cudaStream_t s, int pdl, Part part, int layer, int epi, const GemvAr
         die("gemv: the weights are either fp16 (w) or int8 with a scale per row (w8 and scale), one of the two");
     /* the weight bytes it reads, for the step's count (StepCounts.weight_bytes) */
     g_launch.weight_bytes += (long long)a->N * a->K * (a->w8 ? 1 : 2) + (a->w8 ? 4LL * a->N : 0);
+    /* the op's bytes: its weights (and scales), x in, y out (and in, added to), and the split
+     * kernel's partial sums, written and read back: a column of mma sums for every 8 rows */
+    const double sums = gemv_takes_split(a) ? 2.0 * sizeof(float) * gemv_part_floats(a->N) * ((a->B + 7) / 8) /
+                                                  (GEMV_MAX_ROWS / 8)
+                                            : 0;
+    op_cost((double)a->N * a->K * (a->w8 ? 1 : 2) + (a->w8 ? 4.0 * a->N : 0) +
+                2.0 * a->B * (a->K + (epi == EPI_RESIDUAL ? 2 : 1) * a->N) + sums, 2.0 * a->B * a->N * a->K);
     const GemvPlan p = gemv_plan(*a);
     if (p.kernel == G_PLAIN) launch_plain(s, part, layer, epi, *a);
     else if (a->w8) launch_plan<int8_t>(s, pdl, part, layer, epi, p, *a);

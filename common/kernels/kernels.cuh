@@ -105,7 +105,8 @@ void k_eager_cat(cudaStream_t s, int layer, const char *op, const half *a, int s
 /* the KV cache's cat, in place: `slots` rows (row[slot x per_row]) of per_row new tokens each
  * (x [tokens][nkv][hd], the first at pos[slot x per_row]) */
 void k_eager_cat_cache(cudaStream_t s, int layer, const char *op, const half *x, const int *row, const int *pos,
-                       half *cache, int slots, int per_row, int nkv, int hd, int max_seq);
+                       half *cache, int slots, int per_row, int nkv, int hd, int max_seq,
+                       int len);   /* len: a row's positions after the append (the op's cost) */
 
 /* ---- attention over the KV cache (attention.cu) ----
  * Query t (row row[t] or t when row is NULL, position pos[t]) attends to cache positions

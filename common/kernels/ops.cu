@@ -74,6 +74,7 @@ void k_dequantize_int8(cudaStream_t s, int pdl, int layer, const int8_t *q, cons
                        int cols) {
     const long long n8 = (long long)rows * cols / 8;
     g_launch.weight_bytes += (long long)rows * cols * 3 + 4LL * rows;    /* int8 and scales read, fp16 written */
+    op_cost((double)rows * cols * 3 + 4.0 * rows, 0);
     LAUNCH_PDL(pdl, P_DEQUANT, layer, "dequantize_int8", dequantize_int8, grid_for(n8, 256), 256, 0, s, q, scale, w, n8, cols / 8);
 }
 
@@ -116,6 +117,7 @@ __global__ void embed(const int *tok, const half *E, half *out, int dim) {
     for (int i = threadIdx.x; i < dim / 8; i += blockDim.x) dst[i] = src[i];
 }
 void k_embed(cudaStream_t s, int pdl, const int *tok, const half *E, half *out, int T, int dim) {
+    op_cost(4.0 * T + 4.0 * T * dim, 0);                     /* ids; a row of E read, written */
     LAUNCH_PDL(pdl, P_EMBED, -1, "embed", embed, T, 128, 0, s, tok, E, out, dim);
 }
 
@@ -153,6 +155,7 @@ __global__ void rmsnorm(const half *x, const half *w, half *out, int dim, float 
 }
 void k_rmsnorm(cudaStream_t s, int pdl, int layer, const half *x, const half *w, half *out, int T, int dim,
                float eps) {
+    op_cost(4.0 * T * dim + 2.0 * dim, 0);
     LAUNCH_PDL(pdl, P_NORM, layer, "rmsnorm", rmsnorm, T, NORM_THREADS, 0, s, x, w, out, dim, eps);
 }
 
@@ -175,6 +178,7 @@ __global__ void rope_kv_append(half *qkv, const int *row, const int *pos, const 
 void k_rope_kv_append(cudaStream_t s, int layer, half *qkv, const int *row, const int *pos,
                       const half *cos_t, const half *sin_t, half *kc, half *vc,
                       int T, int nh, int nkv, int hd, int max_seq) {
+    op_cost(2.0 * T * (nh + 2 * nkv) * hd * sizeof(half), 0);   /* q, k, v read; q, k, v written */
     LAUNCH(P_ROPE, layer, "rope_kv_append", rope_kv_append, T, 256, 0, s, qkv, row, pos, cos_t, sin_t, kc, vc,
            nh, nkv, hd, max_seq);
 }
@@ -188,6 +192,7 @@ __global__ void silu_mul(const half *gu, half *act, int T, int ffn_dim) {
     }
 }
 void k_silu_mul(cudaStream_t s, int layer, const half *gu, half *act, int T, int ffn_dim) {
+    op_cost(6.0 * T * ffn_dim, 0);                              /* gate and up read, act written */
     LAUNCH(P_SILU_MUL, layer, "silu_mul", silu_mul, grid_for((long long)T * ffn_dim, 256), 256, 0, s, gu, act, T, ffn_dim);
 }
 
@@ -225,5 +230,6 @@ __global__ void argmax(const half *logits, int vocab, int *tok, int *pos, int ad
     }
 }
 void k_argmax(cudaStream_t s, int pdl, const half *logits, int B, int vocab, int *tok, int *pos, int advance) {
+    op_cost(2.0 * B * vocab, 0);
     LAUNCH_PDL(pdl, P_ARGMAX, -1, "argmax", argmax, B, 1024, 0, s, logits, vocab, tok, pos, advance);
 }
