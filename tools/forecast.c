@@ -17,13 +17,14 @@
  * for these GPUs:
  *   fitted        the GPU the steps ran on, replayed: beside the measured TPOT and busy, how
  *                 far the model is from what it was fitted on
- *   t4            the T4's datasheet (REPLAY_T4: 320 GB/s, 65 TFLOP/s, no PDL)
+ *   t4            a Colab T4 (REPLAY_T4: 240 GB/s by a device-to-device copy, its datasheet's 320;
+ *                 65 TFLOP/s; no PDL)
  *   2x, 10x       the fitted GPU with bandwidth and peak x k and each op's fixed cost c / k:
  *                 every kernel k times faster; the host, the launch latency and the gaps stay
  *   t4_c0.5, t4_c2  the T4 with c halved and doubled: how much its forecast leans on c, the
  *                 constant least sure to carry over to another GPU
- *   --gpu         one of your own, e.g. --gpu a100,1555,312,0 (name, GB/s, dense fp16 TFLOP/s,
- *                 PDL 0 or 1)
+ *   --gpu         one of your own, e.g. --gpu a100,1400,312,0 (name, GB/s a device-to-device copy
+ *                 reaches on it, dense fp16 TFLOP/s, PDL 0 or 1)
  * It writes no rows (day11 writes its own). A file that is not a replay.tsv is one "error:"
  * sentence naming the file and the line, exit 1. */
 #include <math.h>
@@ -38,8 +39,9 @@
 static const char USAGE[] =
     "usage: bin/forecast [--file PATH] [--gpu NAME,BW_GBS,TFLOPS,PDL]\n"
     "  --file PATH  the steps and the fit day11 saved (default: results/replay.tsv, $KIT_RESULTS/replay.tsv)\n"
-    "  --gpu NAME,BW_GBS,TFLOPS,PDL  one more GPU to forecast, e.g. a100,1555,312,0 (datasheet bandwidth in GB/s,\n"
-    "               dense fp16 tensor TFLOP/s, 1 if it has programmatic dependent launch: sm_90 and later)\n"
+    "  --gpu NAME,BW_GBS,TFLOPS,PDL  one more GPU to forecast, e.g. a100,1400,312,0 (the GB/s a device-to-device\n"
+    "               copy reaches on it, read + written; dense fp16 tensor TFLOP/s; 1 if it has programmatic\n"
+    "               dependent launch: sm_90 and later)\n"
     "Prints each step replayed on the GPU it was fitted on, on a T4, on that GPU 2x and 10x faster,\n"
     "and on the T4 with each op's fixed cost halved and doubled; writes no rows.\n";
 
@@ -56,7 +58,7 @@ static const char *const BUILTIN[] = {"fitted", "t4", "2x", "10x", "t4_c0.5", "t
 
 /* --gpu NAME,BW_GBS,TFLOPS,PDL, each field by args.h's rules for a real, or die naming it. */
 static ReplayGpu parse_gpu(const char *text) {
-    const char *how = "give NAME,BW_GBS,TFLOPS,PDL, e.g. a100,1555,312,0 (a name of letters, digits, _ . -; "
+    const char *how = "give NAME,BW_GBS,TFLOPS,PDL, e.g. a100,1400,312,0 (a name of letters, digits, _ . -; "
                       "bandwidth in GB/s and dense fp16 TFLOP/s above 0; PDL 0 or 1)";
     char copy[128], *field[4] = {copy}, *end;
     int n = 1;
@@ -131,12 +133,9 @@ static void print_target(const Target *t, const ReplayFit *fit, const ReplayStep
            t->gpu.pdl ? "PDL" : "no PDL");
     if (t->c_scale != 1) printf(", c x %g", t->c_scale);
     printf(")\n");
-    if (!strcmp(t->label, "t4")) {
-        /* the copy-like classes' modelled bandwidth beside what a Colab T4 measures (not used) */
-        printf("# bw x e of the copy-like classes on the T4: copy %.0f GB/s, elementwise %.0f GB/s (a Colab T4 "
-               "measures %.0f GB/s device to device)\n", t->gpu.bw_gbs * fit->e[OC_COPY],
-               t->gpu.bw_gbs * fit->e[OC_ELEMENTWISE], REPLAY_T4_COPY_GBS);
-    }
+    if (!strcmp(t->label, "t4"))
+        printf("# bandwidth: what a Colab T4's device-to-device copy reaches (its datasheet: %.0f GB/s), as e is a "
+               "fraction of the fitted GPU's copy\n", REPLAY_T4_DATASHEET_GBS);
     printf("%-24s", "step");
     if (fitted) printf(" %11s %9s", "measured_ms", "measured%");
     printf(" %9s %7s %9s %6s %8s %10s\n", "tpot_ms", "busy%", "gpu_ms", "gaps", "gap_us", "host_bound");
@@ -162,7 +161,7 @@ int main(int argc, char **argv) {
     const char *file = NULL, *gpu_arg = NULL;
     const ArgFlag flags[] = {
         {"--file", ARG_STRING, &file, 0, 0, "a replay.tsv day11 wrote"},
-        {"--gpu", ARG_STRING, &gpu_arg, 0, 0, "NAME,BW_GBS,TFLOPS,PDL, e.g. a100,1555,312,0"},
+        {"--gpu", ARG_STRING, &gpu_arg, 0, 0, "NAME,BW_GBS,TFLOPS,PDL, e.g. a100,1400,312,0"},
         {0}};
     args_parse("forecast", USAGE, argc, argv, flags, NULL);
     char path[4096];

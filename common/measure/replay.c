@@ -44,14 +44,14 @@ int replay_class_of_kernel(const char *kernel) {
     return op_class_of_kernel(kernel);
 }
 
-const ReplayGpu REPLAY_T4 = {"t4", 320, 65, 0};
+const ReplayGpu REPLAY_T4 = {"t4", 240, 65, 0};
 
 /* ---- the model ------------------------------------------------------------------------ */
 
 double replay_dur_us(const ReplayOp *op, const ReplayGpu *gpu, const ReplayFit *fit, double c_scale) {
     if (op->cls < 0 || op->cls >= RC_COUNT) return NAN;   /* not a class: no constants to model it with */
     const double mem = op->bytes / (gpu->bw_gbs * 1e3 * fit->e[op->cls]);
-    const double compute = op->flops > 0 ? op->flops / (gpu->tflops * 1e6 * fit->f[op->cls]) : 0;
+    const double compute = op->flops > 0 && gpu->tflops > 0 ? op->flops / (gpu->tflops * 1e6 * fit->f[op->cls]) : 0;
     return fmax(mem, compute) + fit->c_us[op->cls] * c_scale;
 }
 
@@ -101,8 +101,8 @@ static int class_points(const ReplayStep *steps, int nsteps, int cls, double bw,
 /* The class's own y = s x + c (s = 1 / e), by least squares; 0 when its ops cannot show it:
  * their largest bandwidth time is under REPLAY_E_VISIBLE of their median duration (the fixed
  * cost hides it), they all move the same bytes (no slope to see), or the slope says faster
- * than the datasheet (e > 1: the bytes came from cache, or were counted wrong) or makes no
- * sense (s <= 0). A negative c is no cost: it is clamped to 0 and the slope refitted through
+ * than a copy by more than a read-only kernel can be (e > REPLAY_E_MAX: the bytes came from a
+ * cache, or were counted wrong) or makes no sense (s <= 0). A negative c is no cost: it is clamped to 0 and the slope refitted through
  * the origin. */
 static int own_fit(const double *x, const double *y, int n, double *s, double *c) {
     double xmax = 0, mx = 0, my = 0;
@@ -129,7 +129,7 @@ static int own_fit(const double *x, const double *y, int n, double *s, double *c
         *c = 0;
         *s = xy / xx;
     }
-    return *s >= 1;   /* also false for a NaN */
+    return *s >= 1 / REPLAY_E_MAX;   /* also false for a NaN */
 }
 
 int replay_fit(const ReplayStep *steps, int nsteps, const ReplayGpu *gpu, ReplayFit *fit, char *err, size_t cap) {
@@ -162,7 +162,8 @@ int replay_fit(const ReplayStep *steps, int nsteps, const ReplayGpu *gpu, Replay
      * c: sum x (y - c) / sum x^2. By the normal equations of each class's own fit that is the
      * classes' own slopes averaged with weights sum x^2, so the classes that move the most
      * bytes per op (the GEMMs and GEMVs, whose bandwidth is what a decode step is) decide it,
-     * and each slope being >= 1 it lies in (0, 1] as an e (fmin: but for rounding). */
+     * and each slope being >= 1 / REPLAY_E_MAX it lies in (0, REPLAY_E_MAX] as an e (fmin: but for
+     * rounding). */
     double pool_xy = 0, pool_xx = 0;
     for (int c = 0; c < RC_COUNT; c++) {
         const int n = class_points(steps, nsteps, c, gpu->bw_gbs, x, y);
@@ -182,7 +183,7 @@ int replay_fit(const ReplayStep *steps, int nsteps, const ReplayGpu *gpu, Replay
     /* No class shows its bandwidth (every op mostly its fixed cost on this GPU): e = 1 for all,
      * the datasheet's bandwidth, which nothing measured contradicts, and the replay on this GPU
      * is in effect the classes' c alone. */
-    const double e_pool = pool_xx > 0 ? fmin(1, pool_xx / pool_xy) : 1;
+    const double e_pool = pool_xx > 0 ? fmin(REPLAY_E_MAX, pool_xx / pool_xy) : 1;
 
     /* The pooled classes: e_pool, and c the median of what it leaves of their durations. */
     double cs[RC_COUNT];
@@ -206,13 +207,30 @@ int replay_fit(const ReplayStep *steps, int nsteps, const ReplayGpu *gpu, Replay
         }
 
     /* sync_us: what the measured TPOT holds beyond the replay without it (the synchronize's
-     * return, the host's hand-over of the token); 0 when no step was timed. */
-    int nt = 0;
+     * return, the host's hand-over of the token), over the steps that are not graphs (their
+     * gaps are still the trace's); 0 when no step was timed. */
+    int nt = 0, graphs = 0;
+    for (int s = 0; s < nsteps; s++) graphs += steps[s].graph != 0;
     fit->sync_us = 0;
     for (int s = 0; s < nsteps; s++)
-        if (isfinite(steps[s].tpot_ms))
+        if (isfinite(steps[s].tpot_ms) && (!steps[s].graph || graphs == nsteps))
             rest[nt++] = steps[s].tpot_ms * 1e3 - replay_step(&steps[s], gpu, fit, 1).tpot_ms * 1e3;
     fit->sync_us = nt ? fmax(0, median_of(rest, nt)) : 0;
+    /* the gaps inside a graph, from the graph steps' untraced TPOT (replay.h says why): what
+     * they leave over, summed, over their boundaries, summed, so that every boundary counts
+     * once and a graph of 900 small kernels is not outvoted by one of 100 large ones */
+    for (int pdl = 0; pdl < 2; pdl++) {
+        double *gap = pdl ? &fit->gap_pdl_us : &fit->gap_us, keep = *gap, left = 0;
+        long boundaries = 0;
+        *gap = 0;
+        for (int s = 0; s < nsteps; s++) {
+            const ReplayStep *st = &steps[s];
+            if (!st->graph || (st->pdl && gpu->pdl) != pdl || !isfinite(st->tpot_ms) || st->n < 2) continue;
+            left += st->tpot_ms * 1e3 - replay_step(st, gpu, fit, 1).tpot_ms * 1e3;
+            boundaries += st->n - 1;
+        }
+        *gap = boundaries ? fmax(0, left / boundaries) : keep;
+    }
     free(x);
     free(y);
     free(rest);
@@ -344,6 +362,10 @@ static int real(Reader *rd, const char *text, const char *what, double lo, doubl
     return 0;
 }
 
+#define STR_(x) #x
+#define STR(x) STR_(x)
+#define E_MAX_TEXT STR(REPLAY_E_MAX)   /* "1.25" */
+
 /* A field that is a whole number from lo to hi. */
 static int whole(Reader *rd, const char *text, const char *what, long lo, long hi, int *v) {
     char *end;
@@ -417,7 +439,8 @@ static int read_lines(FILE *f, Reader *rd, ReplayGpu *gpu, ReplayFit *fit, Repla
             int c;
             if (class_field(rd, fld[1], &c)) return -1;
             if (class_seen[c]++) return bad(rd, "a second class %s line; %s", fld[1], WRITER);
-            if (real(rd, fld[2], "e", ABOVE0, 1, 0, "a bandwidth efficiency above 0 and at most 1", &fit->e[c]) ||
+            if (real(rd, fld[2], "e", ABOVE0, REPLAY_E_MAX, 0, "a bandwidth efficiency above 0 and at most "
+                     E_MAX_TEXT, &fit->e[c]) ||
                 real(rd, fld[3], "f", ABOVE0, 1, 0, "a compute efficiency above 0 and at most 1", &fit->f[c]) ||
                 real(rd, fld[4], "c_us", 0, INFINITY, 0, "a time in us, 0 or more", &fit->c_us[c]) ||
                 whole(rd, fld[5], "n", 0, INT_MAX, &fit->n[c]) ||

@@ -57,28 +57,28 @@ typedef struct {
 /* What the model needs of a GPU. */
 typedef struct {
     char name[32];         /* "h200", "t4", "2x", ... */
-    double bw_gbs;         /* nominal memory bandwidth, GB/s (the datasheet's; e is relative to it) */
+    double bw_gbs;         /* what a device-to-device copy reaches on it, GB/s (read + written over time): e
+                            * is a fraction of it, so e carries over to a GPU whose copy was measured */
     double tflops;         /* dense fp16 tensor-core peak, TFLOP/s */
     int pdl;               /* programmatic dependent launch exists (sm_90+); else every kernel pays gap_us */
 } ReplayGpu;
 
-/* A T4 as the datasheet gives it (320 GB/s, 65 TFLOP/s fp16 tensor; sm_75: no PDL). */
+/* A Colab T4: about 240 GB/s by a device-to-device copy (its datasheet: 320), 65 TFLOP/s fp16
+ * tensor (the datasheet's), sm_75: no PDL. */
 extern const ReplayGpu REPLAY_T4;
-/* A Colab T4's measured device-to-device copy bandwidth, GB/s (read + write over time): what
- * bw x e of a copy-like class should come near; printed beside the forecast, not used by it. */
-#define REPLAY_T4_COPY_GBS 240.0
+#define REPLAY_T4_DATASHEET_GBS 320.0
 
 /* The fitted and measured constants, per class where they depend on the kernel. */
 typedef struct {
-    double e[RC_COUNT];        /* bandwidth efficiency: bytes / (bw x e) (0 < e <= 1) */
+    double e[RC_COUNT];        /* bandwidth efficiency against a copy: bytes / (bw x e) (0 < e <= REPLAY_E_MAX) */
     double f[RC_COUNT];        /* compute efficiency: flops / (peak x f) */
     double c_us[RC_COUNT];     /* fixed cost per op, us (>= 0) */
     int n[RC_COUNT];           /* ops each class was fitted on (0: not fitted; the class replays with the
                                 * pooled e and f and the median c of the fitted classes) */
     int e_pooled[RC_COUNT];    /* e taken from the pooled fit: the class's own bytes are too few to show it */
     double latency_us;         /* launch call begins -> its kernel starts on an idle GPU (measured) */
-    double gap_us;             /* idle between two kernels queued back to back, without PDL (measured) */
-    double gap_pdl_us;         /* the same under PDL (measured; = gap_us where the GPU has none) */
+    double gap_us;             /* idle between two kernels queued back to back, without PDL */
+    double gap_pdl_us;         /* the same under PDL (= gap_us where the GPU has none) */
     double sync_us;            /* last kernel ends -> the host's synchronize returns (fitted: the median
                                 * residual of the fit's steps) */
 } ReplayFit;
@@ -88,12 +88,21 @@ typedef struct {
 /* A class whose largest op's bandwidth time is under this share of its median duration shows
  * no bandwidth term: its e is the pooled one, and only c is fitted. */
 #define REPLAY_E_VISIBLE 0.25
+/* A kernel that only reads can outrun a copy, which turns the bus around between reads and
+ * writes, by some; a class fitted faster than this says its bytes came from a cache or were
+ * miscounted, and takes the pooled e. */
+#define REPLAY_E_MAX 1.25
 
 /* Fits e and c per class on the ops with a measured dur_us (least squares of dur = bytes /
- * (bw e) + c, e clamped to (0, 1], c >= 0; f = REPLAY_F_ASSUMED), on the GPU gpu; latency_us,
- * gap_us and gap_pdl_us must be set in *fit before the call (they are measured, not fitted);
- * then sync_us from the steps' measured TPOT. Returns 0, or -1 with one sentence in err (no op
- * has a duration, a GPU with no bandwidth). */
+ * (bw e) + c, e in (0, REPLAY_E_MAX], c >= 0; f = REPLAY_F_ASSUMED), on the GPU gpu; latency_us,
+ * gap_us and gap_pdl_us must be set in *fit before the call (measured from a trace). Then
+ * sync_us from the measured TPOT of the steps that are not graphs (of all, if all are), and
+ * last the gaps again from the graph steps among them, where there are any: a kernel trace
+ * of a graph shows its kernels nearly touching (CUPTI's records leave out most of the cost
+ * between two nodes), so the gap is what each graph step's untraced TPOT leaves after its
+ * kernels, latency and sync, shared over its boundaries (all such steps' leftovers over all
+ * their boundaries; gap_us from the steps without PDL, gap_pdl_us from those with it). Returns
+ * 0, or -1 with one sentence in err (no op has a duration, a GPU with no bandwidth). */
 int replay_fit(const ReplayStep *steps, int nsteps, const ReplayGpu *gpu, ReplayFit *fit, char *err, size_t cap);
 
 /* An op's modelled duration on gpu with fit's class constants, c scaled by c_scale (1 = as

@@ -5,7 +5,7 @@
 #                 150 us; its TPOT is the host's, 150 + 8 = 158 us, on any GPU
 #   graph_b1_d0   GPU-bound: one graph of five GEMVs of 100 MB under PDL, 24 us each; on a GPU 2x
 #                 faster its TPOT is a little more than half (latency, gaps and sync stay), 10x
-#                 faster far from a tenth, and on the T4 (320 GB/s, no PDL) 13x longer
+#                 faster far from a tenth, and on the T4 (240 GB/s, no PDL) longer
 # Then --gpu (a table and keys of its own; a name of the forecast's own or a malformed value
 # refused), the default path under $KIT_RESULTS, and files that are not replay.tsv: exit 1,
 # one "error:" sentence naming the file (and the line), nothing on stdout.
@@ -54,7 +54,7 @@ ok "GPU-bound: the replay's TPOT by hand, $want ms ($g)" "near '$g' '$want' 1e-6
 ok "GPU-bound: 2x faster about half the TPOT ($g2 of $g: more than half, latency, gaps and sync stay)" \
    "awk 'BEGIN { r = $g2 / $g; exit !(r > 0.5 && r < 0.6) }'"
 ok "GPU-bound: 10x faster far from a tenth ($g10 of $g)" "awk 'BEGIN { r = $g10 / $g; exit !(r > 0.15 && r < 0.25) }'"
-want4=$(awk 'BEGIN { d = 1e8 / (320e3 * 0.9) + 1; printf "%.9g", (4 + 5 * d + 4 * 1 + 8) / 1e3 }')
+want4=$(awk 'BEGIN { d = 1e8 / (240e3 * 0.9) + 1; printf "%.9g", (4 + 5 * d + 4 * 1 + 8) / 1e3 }')
 ok "GPU-bound on the T4: its bandwidth and no PDL, $want4 ms ($g4)" "near '$g4' '$want4' 1e-5"
 b=$(v forecast_fitted_busy_graph_b1_d0)
 ok "GPU-bound: busy near 90% ($b)" "awk 'BEGIN { exit !($b > 85 && $b < 95) }'"

@@ -187,16 +187,36 @@ static void fits(void) {
     for (int c = 0; c < RC_COUNT; c++) f_assumed &= f.f[c] == REPLAY_F_ASSUMED;
     CHECK(f_assumed, "f is REPLAY_F_ASSUMED for every class");
     CHECK(near(f.sync_us, 7, 1e-6), "sync_us %.9g: the median of 6, 9 and 7 us left over", f.sync_us);
-    CHECK(f.latency_us == 5 && f.gap_us == 1 && f.gap_pdl_us == 0.5, "the measured latency and gaps untouched");
+    CHECK(f.latency_us == 5 && f.gap_us == 1 && f.gap_pdl_us == 0.5, "no graph step: the measured latency and gaps "
+          "untouched");
+
+    /* Graph steps: their gaps refitted from their untraced TPOT (a kernel trace of a graph shows
+     * its nodes nearly touching): 0.4 us without PDL and 0.2 with it, where the trace said 1 and
+     * 0.5; sync still from the steps that are not graphs */
+    ReplayStep gs[6];
+    ReplayOp gops[2][NOPS];
+    for (int k = 0; k < 4; k++) gs[k] = steps[k];
+    ReplayFit gt = truth;
+    gt.sync_us = 7, gt.gap_us = 0.4, gt.gap_pdl_us = 0.2;
+    for (int k = 0; k < 2; k++) {
+        fit_step(&gs[4 + k], gops[k], k);
+        gs[4 + k].graph = 1, gs[4 + k].pdl = k;
+        gs[4 + k].tpot_ms = replay_step(&gs[4 + k], &H200, &gt, 1).tpot_ms;
+    }
+    ReplayFit h = {.latency_us = 5, .gap_us = 1, .gap_pdl_us = 0.5};
+    CHECK(replay_fit(gs, 6, &H200, &h, err, sizeof err) == 0, "the fit with graph steps: %s", err);
+    CHECK(near(h.sync_us, 7, 1e-6) && near(h.gap_us, 0.4, 1e-6) && near(h.gap_pdl_us, 0.2, 1e-6),
+          "graph steps: sync %.9g (7), gap %.9g (0.4), gap under PDL %.9g (0.2)", h.sync_us, h.gap_us, h.gap_pdl_us);
 
     /* A negative intercept (y = x / 0.5 - 1): clamped, and the slope refitted through the origin.
-     * A slope under 1 (y = x / 1.25 + 1: faster than the datasheet): pooled, from the copies. */
+     * A slope under 1 / REPLAY_E_MAX (y = x / 1.5 + 1: faster than a read-only kernel outruns a
+     * copy): pooled, from the copies. */
     ReplayOp more[40];
     double xx = 0, xy = 0;
     for (int i = 0; i < 20; i++) {
         const double x = 4 + 2 * i, b = x * H200.bw_gbs * 1e3;
         more[i] = (ReplayOp){OC_COPY, b, 0, 0, x / 0.5 - 1};
-        more[20 + i] = (ReplayOp){OC_CAT, b, 0, 0, x / 1.25 + 1};
+        more[20 + i] = (ReplayOp){OC_CAT, b, 0, 0, x / 1.5 + 1};
         xx += x * x;
         xy += x * (x / 0.5 - 1);
     }
@@ -206,7 +226,8 @@ static void fits(void) {
     CHECK(g.c_us[OC_COPY] == 0 && near(g.e[OC_COPY], xx / xy, 1e-12) && !g.e_pooled[OC_COPY],
           "a negative intercept: c %g, e %.9g refitted through the origin (want %.9g)", g.c_us[OC_COPY], g.e[OC_COPY],
           xx / xy);
-    CHECK(g.e_pooled[OC_CAT] && near(g.e[OC_CAT], g.e[OC_COPY], 1e-12), "e > 1 is pooled: e %.9g", g.e[OC_CAT]);
+    CHECK(g.e_pooled[OC_CAT] && near(g.e[OC_CAT], g.e[OC_COPY], 1e-12), "e > REPLAY_E_MAX is pooled: e %.9g",
+          g.e[OC_CAT]);
     CHECK(g.sync_us == 0, "no step timed: sync_us 0 (%g)", g.sync_us);
 
     /* nothing shows its bandwidth: e = 1 for all, c what is left */
@@ -333,8 +354,8 @@ static void files(void) {
            "a op line has 5 tab-separated fields, not 6");
     broken("an unknown record", 1, "stp\ts\n", b, "'stp' is not a record");
     broken("a class twice", 1, "class\tgemv\t0.8\t0.6\t2\t1\t0\n", b, "a second class gemv line");
-    broken("an e above 1", 0, "gpu\th200\t4800\t989\t1\nclass\tgemv\t1.5\t0.6\t2\t1\t0\n", 2,
-           "e is 1.5; it must be a bandwidth efficiency above 0 and at most 1");
+    broken("an e above REPLAY_E_MAX", 0, "gpu\th200\t4800\t989\t1\nclass\tgemv\t1.5\t0.6\t2\t1\t0\n", 2,
+           "e is 1.5; it must be a bandwidth efficiency above 0 and at most 1.25");
     broken("a pdl of 2", 0, "gpu\th200\t4800\t989\t2\n", 1, "the GPU's pdl is '2'; it must be a whole number from 0 to 1");
     broken("no fit lines", 0, "gpu\th200\t4800\t989\t1\n", 1, "the file ends without a fit latency_us line");
     broken("an empty file", 0, "", 0, "the file ends without a gpu line");
