@@ -124,6 +124,7 @@
 #include "report/rows.h"
 #include "measure/stats.h"
 #include "model/theory.h"
+#include "measure/replay.h"
 #include "measure/trace.h"
 
 #define DAY "day11"
@@ -132,6 +133,8 @@ static const Mode MODES[NMODES] = {MODE_EAGER, MODE_GRAPH_EAGER, MODE_FUSED, MOD
 static const int BATCHES[] = {1, 32};
 static const double SWEEP[NSWEEP] = {0, 5, 10, 14, 20};   /* medians, us: 14 the default, 20 a mean of 30 */
 static double DISPATCH[2] = {0, NAN};   /* [1]: --dispatch-us, the median (NAN until parsed: not given) */
+
+typedef struct { double start, end; int cls; } LightK;   /* a kernel: its times (ns), its replay class */
 
 typedef struct {
     char name[40];           /* <mode>_b<batch>_d<dispatch_us>, the median rounded */
@@ -145,9 +148,20 @@ typedef struct {
     double gaps_per_step, gap_median_us, gap_p90_us;                  /* light trace, inside steps */
     double tpot_light_ms, tpot_full_ms;                               /* under each tracer */
     double busy_traced, host_bound, launch_api_us, launches_per_step, kernels_per_step;   /* full trace */
+    double launch_delay_us;  /* full trace: median from a launch call's end to its kernel's start */
+    /* the timeline model's inputs (section 8), per timed step */
+    double t0_ms[STEPS], host_end_us[STEPS];   /* untraced: the step's start, and its hand-over after it */
+    OpRecord *rec[STEPS];                      /* untraced: its ops, their submit times and costs */
+    int nrec[STEPS];
+    LightK *lk[STEPS];                         /* kernel trace: its kernels in start order */
+    int nlk[STEPS];
+    ReplayStep rs[STEPS];    /* the step the model replays (rs[0].n == 0: not replayable, why_not says why) */
+    double idle_us;          /* kernel trace: idle per boundary between two ops, median of the steps */
+    int replayable;
+    char why_not[160];
 } Result;
 
-typedef struct { GpuModel *m; Trace *tr; int ids[PROMPT]; double floor_ms; int verbose; } Ctx;
+typedef struct { GpuModel *m; Trace *tr; int ids[PROMPT]; double floor_ms; int verbose, rec_cap; } Ctx;
 
 static const char USAGE[] =
     "usage: day11_gaps [--model DIR] [--dispatch-us N] [--dispatch-from TRACE] [--verbose]\n"
@@ -163,7 +177,7 @@ static const char USAGE[] =
     "  --verbose         a line per configuration and file, not only the summary\n";
 
 static void result_path(char *out, size_t cap, const char *stem, const char *name, const char *ext) {
-    snprintf(out, cap, "%s/%s%s.%s", results_dir(), stem, name, ext);
+    snprintf(out, cap, "%s/%s%.40s.%s", results_dir(), stem, name, ext);
 }
 
 /* One gap per line, in us, for day12's histogram. */
@@ -176,8 +190,9 @@ static void write_gaps(const char *path, const double *gaps_ns, int n) {
 
 /* Prefill, warm up, then STEPS synchronized decode steps, the way a generate loop runs them;
  * mark[i] is the tracer's clock before step i (and after the last). Returns the median step;
- * *host_ms, the median time until the host had launched it all. */
-static double run_steps(Ctx *x, const Result *r, uint64_t *mark, double *host_ms) {
+ * *host_ms, the median time until the host had launched it all. record (untraced): each
+ * step's ops go to r->rec (the launch path's record: submit times and costs, section 8). */
+static double run_steps(Ctx *x, Result *r, uint64_t *mark, double *host_ms, int record) {
     cudaStream_t s = gpu_model_stream(x->m);
     gpu_prefill(x->m, r->mode, x->ids, PROMPT, r->batch, NULL);
     g_launch.dispatch_us = r->dispatch_us;
@@ -192,9 +207,19 @@ static double run_steps(Ctx *x, const Result *r, uint64_t *mark, double *host_ms
     double ms[STEPS], host[STEPS];
     for (int i = 0; i < STEPS; i++) {
         mark[i] = trace_collecting() ? trace_now() : 0;
+        if (record) {
+            if (!r->rec[i]) r->rec[i] = (OpRecord *)xmalloc(sizeof(OpRecord) * x->rec_cap);
+            launch_record(r->rec[i], x->rec_cap);
+        }
         double t = now_ms();
         gpu_decode_step(x->m, r->mode);
         host[i] = now_ms() - t;
+        if (record) {
+            r->t0_ms[i] = t, r->host_end_us[i] = 1e3 * host[i];
+            if ((r->nrec[i] = launch_record_stop()) > x->rec_cap)
+                die("day11: a %s step launched %d ops, more than the %d recorded (a bug in this program)", r->name,
+                    r->nrec[i], x->rec_cap);
+        }
         CUDA_CHECK(cudaStreamSynchronize(s));
         ms[i] = now_ms() - t;
     }
@@ -207,9 +232,14 @@ static double run_steps(Ctx *x, const Result *r, uint64_t *mark, double *host_ms
 
 /* Under the kernel-only trace: GPU time per step, and the gaps inside each step (the idle
  * before a step's first kernel is the synchronize and the next launch, not a gap). */
+static int by_start(const void *a, const void *b) {
+    const double d = ((const LightK *)a)->start - ((const LightK *)b)->start;
+    return (d > 0) - (d < 0);
+}
+
 static void light_pass(Ctx *x, Result *r) {
     uint64_t mark[STEPS + 1];
-    r->tpot_light_ms = run_steps(x, r, mark, NULL);
+    r->tpot_light_ms = run_steps(x, r, mark, NULL, 0);
     TraceWindow all = trace_window(x->tr, mark[0], mark[STEPS], STEPS);
     r->gpu_ms = all.busy_ns / 1e6 / STEPS;
     r->busy = 100 * r->gpu_ms / r->tpot_ms;
@@ -223,6 +253,16 @@ static void light_pass(Ctx *x, Result *r) {
         memcpy(gaps + n, w.gaps_ns, sizeof(double) * w.n_gaps);
         n += w.n_gaps;
         trace_window_free(&w);
+        /* the step's kernels in start order, with their replay class, for the model */
+        r->lk[i] = (LightK *)realloc(r->lk[i], sizeof(LightK) * (x->tr->nk + 1));
+        if (!r->lk[i]) die("day11: out of host memory");
+        r->nlk[i] = 0;
+        for (int k = 0; k < x->tr->nk; k++) {
+            const TKernel *K = &x->tr->k[k];
+            if (K->start >= mark[i] && K->start < mark[i + 1])
+                r->lk[i][r->nlk[i]++] = (LightK){(double)K->start, (double)K->end, replay_class_of_kernel(K->name)};
+        }
+        qsort(r->lk[i], r->nlk[i], sizeof(LightK), by_start);
     }
     Stats g = stats_of(gaps, n);
     r->gaps_per_step = (double)n / STEPS;
@@ -238,11 +278,12 @@ static void light_pass(Ctx *x, Result *r) {
  * timeline shows, and the files. timeline: the PNG of the step closest to the median. */
 static void full_pass(Ctx *x, Result *r, const char *timeline) {
     uint64_t mark[STEPS + 1];
-    r->tpot_full_ms = run_steps(x, r, mark, NULL);
+    r->tpot_full_ms = run_steps(x, r, mark, NULL, 0);
     TraceWindow w = trace_window(x->tr, mark[0], mark[STEPS], STEPS);
     r->busy_traced = 100 * w.busy_ratio;
     r->host_bound = 100 * w.host_bound_share;
     r->launch_api_us = w.launch_api_ns.median / 1e3;
+    r->launch_delay_us = w.launch_delay_ns.median / 1e3;
     r->launches_per_step = w.launch_calls_per_step;
     r->kernels_per_step = w.kernels_per_step;
     trace_window_free(&w);
@@ -295,6 +336,82 @@ static const Result *find(const Result *res, int n, Mode mode, int batch, double
     die("day11: no result for %s batch %d dispatch %.0f (a bug in this program)", mode_name(mode), batch, d);
 }
 
+/* ---- the timeline model's steps (section 8) ---------------------------------------------- */
+
+/* The step the model replays (measure/replay.h), for each timed step: each op's submit time
+ * and cost from the untraced run's record, its class and GPU time from the kernel trace (cuBLAS's
+ * split-K reduce counted in its GEMM's op; each op charged from the later of its first kernel's
+ * start and the op before's end, so PDL's overlap is not counted twice). A graph's ops are its
+ * twin's (graph_eager: eager's, graph: fused's: the same launches, captured), all submitted with
+ * the graph launch. Sets r->replayable, or r->why_not. */
+static void replay_build(Result *r, const Result *twin, int graph, int pdl) {
+    double idle[STEPS];
+    for (int i = 0; i < STEPS; i++) {
+        const OpRecord *op = twin->rec[i];
+        const int nops = twin->nrec[i];
+        int groups = 0;
+        for (int j = 0; j < r->nlk[i]; j++) groups += r->lk[i][j].cls != OC_GEMM_REDUCE || groups == 0;
+        if (graph && r->nrec[i] != 1) {
+            snprintf(r->why_not, sizeof r->why_not, "a graph step launched %d ops, not one", r->nrec[i]);
+            return;
+        }
+        if (groups != nops) {
+            snprintf(r->why_not, sizeof r->why_not, "step %d: %d kernels (%d ops) in the kernel trace against %d ops "
+                     "launched", i, r->nlk[i], groups, nops);
+            return;
+        }
+        for (int k = 0; k < nops; k++)
+            if (!isfinite(op[k].bytes)) {
+                snprintf(r->why_not, sizeof r->why_not, "op %s was launched without a cost (gpu/launch.h's op_cost)", op[k].op);
+                return;
+            }
+        ReplayOp *o = (ReplayOp *)xcalloc(nops ? nops : 1, sizeof(ReplayOp));
+        ReplayStep st = {"", graph, pdl, r->host_end_us[i], r->tpot_ms, r->busy, nops, o};
+        snprintf(st.name, sizeof st.name, "%.39s", r->name);
+        free(r->rs[i].ops);
+        r->rs[i] = st;
+        double prev_end = 0, g_start = 0, g_end = 0, idle_ns = 0;
+        for (int j = 0, k = -1; j <= r->nlk[i]; j++) {
+            const LightK *K = j < r->nlk[i] ? &r->lk[i][j] : NULL;
+            if (K && K->cls == OC_GEMM_REDUCE && k >= 0) {
+                g_end = fmax(g_end, K->end);
+                continue;
+            }
+            if (k >= 0) {   /* op k is complete */
+                o[k].dur_us = fmax(0, g_end - fmax(g_start, prev_end)) / 1e3;
+                if (k > 0) idle_ns += fmax(0, g_start - prev_end);
+                prev_end = fmax(prev_end, g_end);
+            }
+            if (!K) break;
+            k++;
+            o[k].cls = K->cls, g_start = K->start, g_end = K->end;
+            o[k].bytes = op[k].bytes, o[k].flops = op[k].flops;
+            o[k].submit_us = 1e3 * ((graph ? r->rec[i][0].t_ms : op[k].t_ms) - r->t0_ms[i]);
+        }
+        idle[i] = nops > 1 ? idle_ns / 1e3 / (nops - 1) : 0;
+    }
+    r->idle_us = median_of(idle, STEPS);
+    r->replayable = 1;
+}
+
+/* A configuration's steps replayed on gpu: the medians over its timed steps; *which, the step
+ * whose TPOT is nearest that median. */
+static ReplayResult replay_median(const Result *r, const ReplayGpu *gpu, const ReplayFit *fit, double c_scale,
+                                  int *which) {
+    double t[STEPS], gm[STEPS], b[STEPS], gap[STEPS];
+    for (int i = 0; i < STEPS; i++) {
+        const ReplayResult q = replay_step(&r->rs[i], gpu, fit, c_scale);
+        t[i] = q.tpot_ms, gm[i] = q.gpu_ms, b[i] = q.busy_pct, gap[i] = q.gap_median_us;
+    }
+    ReplayResult m = {median_of(t, STEPS), median_of(gm, STEPS), median_of(b, STEPS), median_of(gap, STEPS), 0, 0};
+    if (which) {
+        *which = 0;
+        for (int i = 1; i < STEPS; i++)
+            if (fabs(t[i] - m.tpot_ms) < fabs(t[*which] - m.tpot_ms)) *which = i;
+    }
+    return m;
+}
+
 /* nvidia-smi's utilization.gpu while a configuration runs untraced for UTIL_MS. */
 static void nvml_row(Ctx *x, const Result *r) {
     char bus[32], why[200], key[64], note[200];
@@ -345,11 +462,12 @@ int main(int argc, char **argv) {
     mkdir(results_dir(), 0755);   /* the gap lists come before the first row, which would make it */
 
     Trace tr = {0};
-    Ctx x = {NULL, &tr, {0}, 0, verbose};
+    Ctx x = {NULL, &tr, {0}, 0, verbose, 0};
     trace_bind_nvtx();            /* the traces later show each op's name on the CPU track */
     GpuModelOpts mo = {.model_dir = model_dir, .seed = 1, .max_batch = MAX_BATCH, .max_seq = PROMPT + 128, .quiet = 1};
     x.m = gpu_model_open(&mo);
     const Config *c = gpu_model_config(x.m);
+    x.rec_cap = eager_ops_per_pass(c->n_layers) + 64;   /* the longest step, and room */
     config_print(c);
     if (!model_dir)
         printf("weights=synthetic (TinyLlama's shape, seeded): every kernel, gap and time is real, the text is not\n");
@@ -376,12 +494,12 @@ int main(int argc, char **argv) {
         n++;
     }
     uint64_t mark[STEPS + 1];
-    for (int i = 0; i < n; i++) res[i].tpot_ms = run_steps(&x, &res[i], mark, &res[i].host_ms);
+    for (int i = 0; i < n; i++) res[i].tpot_ms = run_steps(&x, &res[i], mark, &res[i].host_ms, 1);
     Result sw[NSWEEP];                /* the sweep: eager, batch 1 */
     for (int i = 0; i < NSWEEP; i++) {
         sw[i] = (Result){"", MODE_EAGER, 1, SWEEP[i]};
         snprintf(sw[i].name, sizeof sw[i].name, "sweep_d%.0f", SWEEP[i]);
-        sw[i].tpot_ms = run_steps(&x, &sw[i], mark, &sw[i].host_ms);
+        sw[i].tpot_ms = run_steps(&x, &sw[i], mark, &sw[i].host_ms, 0);
     }
 
     /* ---- 2. The kernel-only trace: GPU time, gaps; 3. the full trace: the CPU side ------- */
@@ -437,7 +555,7 @@ int main(int argc, char **argv) {
     const double launches = gpu_step_counts(x.m, MODE_EAGER).host_launches;
     const double per_launch = (e0->tpot_full_ms - e0->tpot_ms) * 1e3 / launches;
     const double per_launch_light = (e0->tpot_light_ms - e0->tpot_ms) * 1e3 / launches;
-    const Result *pair[2] = {e0, gr0};
+    const Result *pair[3] = {e0, find(res, n, MODE_EAGER, 1, DISPATCH[1]), gr0};
     for (const Result *r : pair) {
         char key[64];
         snprintf(key, sizeof key, "tracer_pct_full_%s", r->name);
@@ -496,6 +614,175 @@ int main(int argc, char **argv) {
     nvml_row(&x, ehf);
     nvml_row(&x, gr0);
 
+    /* ---- 8. The timeline model: the steps replayed here, on a T4, on faster GPUs --------- */
+    printf("\n== the timeline model: every step replayed from its launches (measure/replay.h) ==\n");
+    const int pdl = gpu_model_pdl(x.m);
+    for (int i = 0; i < n; i++) {
+        Result *r = &res[i];
+        if (r->mode == MODE_PERSISTENT) continue;
+        const int graph = r->mode == MODE_GRAPH || r->mode == MODE_GRAPH_EAGER;
+        const Mode base = r->mode == MODE_GRAPH ? MODE_FUSED : r->mode == MODE_GRAPH_EAGER ? MODE_EAGER : r->mode;
+        replay_build(r, graph ? find(res, n, base, r->batch, 0) : r, graph, pdl && base == MODE_FUSED);
+        if (!r->replayable) printf("replay_%s=not replayable (%s)\n", r->name, r->why_not);
+    }
+    /* the fit: e and c per class from batch 1's ops (batch 32 is held out: the replay must
+     * reproduce what it did not see); latency, gaps measured */
+    /* the bandwidth e is a fraction of: what a device-to-device copy reaches, measured here as
+     * on the T4 (its datasheet's figure is not what any kernel sees) */
+    ReplayGpu here = {"", gpu_measure_copy(&g, (size_t)1 << 30), g.fp16_tflops, pdl};
+    const char *short_name = strncmp(g.name, "NVIDIA ", 7) ? g.name : g.name + 7;   /* "H200" */
+    for (int i = 0; short_name[i] && i < (int)sizeof here.name - 1; i++)
+        here.name[i] = short_name[i] == ' ' || short_name[i] == '\t' ? '_' : short_name[i];
+    ReplayFit fit = {};
+    fit.latency_us = ehf->launch_api_us + ehf->launch_delay_us;
+    fit.gap_us = find(res, n, MODE_GRAPH_EAGER, 1, 0)->idle_us;
+    fit.gap_pdl_us = pdl ? gr0->idle_us : fit.gap_us;
+    ReplayStep fitset[NCFG * STEPS];
+    int nfit = 0;
+    for (int i = 0; i < n; i++)
+        if (res[i].replayable && res[i].batch == 1)
+            for (int k = 0; k < STEPS; k++) fitset[nfit++] = res[i].rs[k];
+    char err[200];
+    if (!ehf->replayable || !gr0->replayable || replay_fit(fitset, nfit, &here, &fit, err, sizeof err) != 0) {
+        printf("replay=not fitted (%s)\n", ehf->replayable && gr0->replayable ? err : "eager or graph not replayable");
+    } else {
+        printf("fit: on batch 1's %d steps (%d configurations x %d), every op's time = max(bytes / (%.0f GB/s, a "
+               "copy's, x e), FLOPs / (%.0f TFLOP/s x f)) + c; f = %.1f assumed (no decode op is compute-bound)\n", nfit,
+               nfit / STEPS, STEPS, here.bw_gbs, here.tflops, REPLAY_F_ASSUMED);
+        for (int k = 0; k < RC_COUNT; k++) {
+            if (!fit.n[k]) continue;
+            char key[64], note[200];
+            snprintf(note, sizeof note, "fitted on %d ops of batch 1%s", fit.n[k],
+                     fit.e_pooled[k] ? "; e pooled: its ops are too small to show the bandwidth" : "");
+            snprintf(key, sizeof key, "replay_e_%s", replay_class_name(k));
+            report(DAY, key, NAN, fit.e[k], "", note);
+            snprintf(key, sizeof key, "replay_c_us_%s", replay_class_name(k));
+            report(DAY, key, NAN, fit.c_us[k], "us", note);
+        }
+        report(DAY, "replay_latency_us", NAN, fit.latency_us, "us",
+               "eager b1 d14 (full trace): median launch call + median call end -> kernel start");
+        report(DAY, "replay_gap_us", NAN, fit.gap_us, "us", "graph_eager b1 d0 (kernel trace): idle per op boundary");
+        report(DAY, "replay_gap_pdl_us", NAN, fit.gap_pdl_us, "us",
+               pdl ? "graph b1 d0 (kernel trace): idle per op boundary under PDL" : "no PDL here: the gap without it");
+        report(DAY, "replay_sync_us", NAN, fit.sync_us, "us", "fitted: the median of measured - replayed TPOT, batch 1");
+
+        printf("%-20s %9s %9s %7s %7s %7s %9s %7s\n", "config", "TPOT ms", "replayed", "off %", "busy %", "replay",
+               "T4 ms", "T4 busy");
+        double worst_t = 0, worst_b = 0;
+        const char *wt = "", *wb = "";
+        ReplayStep saved[NCFG];
+        int nsaved = 0;
+        for (int i = 0; i < n; i++) {
+            const Result *r = &res[i];
+            if (!r->replayable) continue;
+            int which;
+            const ReplayResult q = replay_median(r, &here, &fit, 1, &which), t4 = replay_median(r, &REPLAY_T4, &fit, 1, NULL);
+            saved[nsaved++] = r->rs[which];
+            const double off = 100 * (q.tpot_ms / r->tpot_ms - 1), db = q.busy_pct - r->busy;
+            if (fabs(off) > fabs(worst_t)) worst_t = off, wt = r->name;
+            if (fabs(db) > fabs(worst_b)) worst_b = db, wb = r->name;
+            printf("%-20s %9.3f %9.3f %+7.1f %7.1f %7.1f %9.3f %7.1f\n", r->name, r->tpot_ms, q.tpot_ms, off, r->busy,
+                   q.busy_pct, t4.tpot_ms, t4.busy_pct);
+            char key[64], note[200];
+            rows_quiet(!verbose);
+            snprintf(note, sizeof note, "%.40s: the step replayed on this GPU (theory) against the untraced TPOT (measured)%s",
+                     r->name, r->batch == 1 ? "" : "; batch 32 was not in the fit");
+            snprintf(key, sizeof key, "replay_tpot_ms_%.40s", r->name);
+            report(DAY, key, q.tpot_ms, r->tpot_ms, "ms", note);
+            snprintf(key, sizeof key, "replay_busy_%.40s", r->name);
+            report(DAY, key, q.busy_pct, r->busy, "%", note);
+            snprintf(note, sizeof note, "%.40s on a T4 (a %.0f GB/s copy, %.0f TFLOP/s, no PDL) with this GPU's e, f, c and "
+                     "host: the kit's model, not measured%s", r->name, REPLAY_T4.bw_gbs, REPLAY_T4.tflops,
+                     fabs(off) > 10 ? "; replayed here >10% off: read with care" : "");
+            snprintf(key, sizeof key, "forecast_t4_tpot_ms_%.40s", r->name);
+            report(DAY, key, t4.tpot_ms, NAN, "ms", note);
+            snprintf(key, sizeof key, "forecast_t4_busy_%.40s", r->name);
+            report(DAY, key, t4.busy_pct, NAN, "%", note);
+            snprintf(key, sizeof key, "forecast_t4_gpu_ms_per_step_%.30s", r->name);
+            report(DAY, key, t4.gpu_ms, NAN, "ms", note);
+            rows_quiet(0);
+        }
+        printf("replay_worst: TPOT off by %+.1f%% at most (%s), busy by %+.1f points (%s); batch 32 was held out of "
+               "the fit\n", worst_t, wt, worst_b, wb);
+        /* What the held-out batch 32 shows that batch 1 cannot: where the kit's GEMVs at 32 rows
+         * take longer than their bytes allow, the share of the tensor-core peak that would explain
+         * it (f; the fit assumes REPLAY_F_ASSUMED, since no op at batch 1 is compute-bound). */
+        const Result *f32 = find(res, n, MODE_FUSED, 32, 0);
+        if (f32->replayable) {
+            double fs[STEPS * 128];
+            int nf = 0, ng = 0;
+            for (int i = 0; i < STEPS; i++)
+                for (int k = 0; k < f32->rs[i].n; k++) {
+                    const ReplayOp *o = &f32->rs[i].ops[k];
+                    if (o->cls != RC_GEMV) continue;
+                    ng++;
+                    const double work = o->dur_us - fit.c_us[RC_GEMV], mem = o->bytes / (here.bw_gbs * 1e3 * fit.e[RC_GEMV]);
+                    if (work > 1.2 * mem && o->flops > 0 && nf < (int)(sizeof fs / sizeof fs[0]))
+                        fs[nf++] = o->flops / (here.tflops * 1e6 * work);
+                }
+            if (nf) {
+                const double fm = median_of(fs, nf);
+                printf("held out: at batch 32, %d of the kit's %d GEMV launches ran longer than their bytes allow: their "
+                       "tensor-core work at f = %.3f of the %.0f TFLOP/s peak would explain it (the fit assumes %.1f, "
+                       "which no batch-1 op can show)\n", nf, ng, fm, here.tflops, REPLAY_F_ASSUMED);
+                report(DAY, "replay_gemv_f_b32", REPLAY_F_ASSUMED, fm, "",
+                       "fused b32 d0: the share of the fp16 peak the GEMVs' FLOPs ran at where longer than their bytes "
+                       "allow (theory: the fit's assumption)");
+            }
+        }
+
+        /* the T4's unknowns: c (a T4 clocks lower than this GPU; its small kernels take longer) */
+        printf("T4 sensitivity (c halved / as fitted / doubled):");
+        const Result *pick[2] = {ehf, gr0};
+        const int SPEEDUPS[2] = {2, 10};
+        for (const Result *r : pick) {
+            double v[3];
+            const double cs[3] = {0.5, 1, 2};
+            for (int k = 0; k < 3; k++) v[k] = replay_median(r, &REPLAY_T4, &fit, cs[k], NULL).tpot_ms;
+            printf(" %s %.2f / %.2f / %.2f ms;", r->name, v[0], v[1], v[2]);
+            char key[64];
+            snprintf(key, sizeof key, "forecast_t4_c_half_tpot_ms_%.30s", r->name);
+            rows_quiet(1);
+            report(DAY, key, v[0], NAN, "ms", "T4 forecast with each op's fixed cost c halved");
+            snprintf(key, sizeof key, "forecast_t4_c_double_tpot_ms_%.30s", r->name);
+            report(DAY, key, v[2], NAN, "ms", "T4 forecast with each op's fixed cost c doubled");
+            rows_quiet(0);
+        }
+        printf("\nT4: e is a fraction of a copy's bandwidth (here %.0f GB/s), carried to a Colab T4's copy, %.0f GB/s "
+               "(its datasheet: %.0f): its GEMMs would read %.0f GB/s\n", here.bw_gbs, REPLAY_T4.bw_gbs,
+               REPLAY_T4_DATASHEET_GBS, REPLAY_T4.bw_gbs * fit.e[OC_GEMM]);
+
+        /* mistake #14: a faster GPU shortens the kernels, not the host's launches */
+        printf("\n== mistake #14: the same steps on a GPU 2x and 10x faster (bandwidth, peak and each op's fixed cost; "
+               "the same host) ==\n");
+        for (const Result *r : pick) {
+            const ReplayResult q1 = replay_median(r, &here, &fit, 1, NULL);
+            printf("%-16s here %.3f ms (busy %.0f%%)", r->name, q1.tpot_ms, q1.busy_pct);
+            for (int k : SPEEDUPS) {
+                ReplayGpu fast = here;
+                snprintf(fast.name, sizeof fast.name, "%dx", k);
+                fast.bw_gbs *= k, fast.tflops *= k;
+                const ReplayResult q = replay_median(r, &fast, &fit, 1.0 / k, NULL);
+                printf(", %dx: %.3f ms (x%.2f, busy %.0f%%)", k, q.tpot_ms, q1.tpot_ms / q.tpot_ms, q.busy_pct);
+                char key[64], note[160];
+                snprintf(note, sizeof note, "%s replayed on a GPU %dx faster than this one (same host): the model", r->name, k);
+                rows_quiet(1);
+                snprintf(key, sizeof key, "forecast_%dx_tpot_ms_%.30s", k, r->name);
+                report(DAY, key, q.tpot_ms, NAN, "ms", note);
+                snprintf(key, sizeof key, "forecast_%dx_busy_%.30s", k, r->name);
+                report(DAY, key, q.busy_pct, NAN, "%", note);
+                rows_quiet(0);
+            }
+            printf("\n");
+        }
+        printf("reading: the overhead-bound step keeps its host's launches whatever the GPU; the graph step follows "
+               "the GPU (mistake #14)\n");
+        char path[4096];
+        snprintf(path, sizeof path, "%s/replay.tsv", results_dir());
+        if (replay_write(path, &here, &fit, saved, nsaved, err, sizeof err) != 0) printf("replay_file=not written (%s)\n", err);
+        else if (verbose) printf("replay_file=%s (bin/forecast replays it on other GPUs)\n", path);
+    }
+
     /* ---- 7. What the numbers say -------------------------------------------------------- */
     const Result *gehf = find(res, n, MODE_GRAPH_EAGER, 1, DISPATCH[1]), *ghf = find(res, n, MODE_GRAPH, 1, DISPATCH[1]);
     printf("\n== what a CUDA graph removes, and what it does not (dispatch median %.0f us, batch 1) ==\n", DISPATCH[1]);
@@ -535,9 +822,11 @@ int main(int argc, char **argv) {
     printf("cure 2, more work per launch: eager batch 1 -> 32: GPU time %.3f -> %.3f ms per step, busy %.0f%% -> "
            "%.0f%%, %.1fx the tokens per second\n", ehf->gpu_ms, ehf_b32->gpu_ms, ehf->busy, ehf_b32->busy,
            32 * ehf->tpot_ms / ehf_b32->tpot_ms);
-    printf("faster_gpu_2x: eager d%.0f GPU time %.3f -> %.3f ms per step, TPOT stays ~%.3f ms, busy %.0f%% -> ~%.0f%% "
-           "(mistake #14)\n", DISPATCH[1], ehf->gpu_ms, ehf->gpu_ms / 2, ehf->tpot_ms, ehf->busy, ehf->busy / 2);
 
+    for (int i = 0; i < n; i++)
+        for (int k = 0; k < STEPS; k++) free(res[i].rec[k]), free(res[i].lk[k]), free(res[i].rs[k].ops);
+    for (int i = 0; i < NSWEEP; i++)
+        for (int k = 0; k < STEPS; k++) free(sw[i].lk[k]);
     trace_free(&tr);
     gpu_model_free(x.m);
     return rows_exit_code();   /* 1 when a row was below its floor */
