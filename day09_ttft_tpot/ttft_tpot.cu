@@ -261,6 +261,58 @@ static void prefill_fn(void *p) {
     gpu_prefill(c->m, MODE_FUSED, c->ids, c->n, 1, NULL);
 }
 
+/* Section 2: TTFT and TPOT of one mode measured three ways (generate(1) and generate(NEW)
+ * subtracted, the streamer's per-token timestamps, CUDA events around the prefill and each
+ * step), with the dispatcher's median D; rows ttft_ms_<way><suffix>, tpot_ms_<way><suffix>. */
+static void three_ways(GpuModel *m, const int *ids, Mode mode, double D, const char *suffix, double floor_ttft,
+                       double floor_tpot) {
+    g_launch.dispatch_us = D;
+    for (int i = 0; i < 2; i++) generate_wall_ms(m, ids, PROMPT, NEW, mode);   /* warm-up */
+    double t1[REPS], tn[REPS], sub_tpot[REPS];
+    for (int r = 0; r < REPS; r++) {
+        t1[r] = generate_wall_ms(m, ids, PROMPT, 1, mode);
+        tn[r] = generate_wall_ms(m, ids, PROMPT, NEW, mode);
+    }
+    double ttft_sub = median_of(t1, REPS), tpot_sub = (median_of(tn, REPS) - ttft_sub) / (NEW - 1);
+    for (int r = 0; r < REPS; r++) sub_tpot[r] = (tn[r] - t1[r]) / (NEW - 1);
+
+    static int out[NEW];
+    double st_ttft[REPS], st_tpot[REPS];
+    for (int r = 0; r < REPS; r++) {
+        Stamps s = {};
+        gpu_generate(m, ids, PROMPT, 1, NEW, mode, out, on_token, &s);
+        double d[NEW];
+        for (int i = 1; i < s.n; i++) d[i - 1] = s.t[i] - s.t[i - 1];
+        st_ttft[r] = s.t[0];
+        st_tpot[r] = median_of(d, s.n - 1);
+    }
+    double ev_ttft[REPS], ev_tpot[REPS];
+    for (int r = 0; r < REPS; r++) events_once(m, ids, mode, &ev_ttft[r], &ev_tpot[r]);
+    g_launch.dispatch_us = 0;
+
+    struct { const char *name; double *ttft, *tpot; } way[3] = {
+        {"sub", t1, sub_tpot}, {"stream", st_ttft, st_tpot}, {"events", ev_ttft, ev_tpot}};
+    const char *how[3] = {"generate(1) and generate(65) subtracted", "streamer timestamps per token",
+                          "events around prefill and each step"};
+    double tpot_w[3];
+    for (int w = 0; w < 3; w++) {
+        char key[40], note[128];
+        const double ttft_w = w == 0 ? ttft_sub : median_of(way[w].ttft, REPS);
+        tpot_w[w] = w == 0 ? tpot_sub : median_of(way[w].tpot, REPS);
+        snprintf(note, sizeof note, "%s, %s; spread %.1f%%", mode_name(mode), how[w], spread_pct(way[w].ttft, REPS));
+        snprintf(key, sizeof key, "ttft_ms_%s%s", way[w].name, suffix);
+        report_floored("day09", key, floor_ttft, ttft_w, "ms", note);
+        snprintf(note, sizeof note, "%s, %s; spread %.1f%%", mode_name(mode), how[w], spread_pct(way[w].tpot, REPS));
+        snprintf(key, sizeof key, "tpot_ms_%s%s", way[w].name, suffix);
+        report_floored("day09", key, floor_tpot, tpot_w[w], "ms", note);
+    }
+    double lo = fmin(tpot_w[0], fmin(tpot_w[1], tpot_w[2])), hi = fmax(tpot_w[0], fmax(tpot_w[1], tpot_w[2]));
+    double spread = 100 * (hi - lo) / lo;
+    printf("tpot_methods_spread_pct%s=%.1f\n", suffix, spread);
+    printf("reading: %s\n", spread <= 20 ? "the three agree within the lesson's 10-20%: they timed the same steps"
+                                        : "more than 20% apart: one of them lost a sync or a warm-up (Day 8)");
+}
+
 int main(int argc, char **argv) {
     const char *model_dir = NULL, *dispatch_from = NULL;
     double D = NAN;   /* not given: the default, or the trace's median */
@@ -313,56 +365,13 @@ int main(int argc, char **argv) {
     printf("\n## 2. TTFT and TPOT three ways (the lesson's regime: eager + a dispatcher wait before each launch, "
            "median %.0f us, batch 1, %d-token prompt, %d new tokens)\n", D, PROMPT, NEW);
     report_dispatch("day09", D);
-    g_launch.dispatch_us = D;
-    for (int i = 0; i < 2; i++) generate_wall_ms(m, ids, PROMPT, NEW, MODE_EAGER);   /* warm-up */
-    double t1[REPS], tn[REPS], sub_tpot[REPS];
-    for (int r = 0; r < REPS; r++) {
-        t1[r] = generate_wall_ms(m, ids, PROMPT, 1, MODE_EAGER);
-        tn[r] = generate_wall_ms(m, ids, PROMPT, NEW, MODE_EAGER);
-    }
-    double ttft_sub = median_of(t1, REPS), tpot_sub = (median_of(tn, REPS) - ttft_sub) / (NEW - 1);
-    for (int r = 0; r < REPS; r++) sub_tpot[r] = (tn[r] - t1[r]) / (NEW - 1);
-
-    static int out[NEW];
-    double st_ttft[REPS], st_tpot[REPS];
-    for (int r = 0; r < REPS; r++) {
-        Stamps s = {};
-        gpu_generate(m, ids, PROMPT, 1, NEW, MODE_EAGER, out, on_token, &s);
-        double d[NEW];
-        for (int i = 1; i < s.n; i++) d[i - 1] = s.t[i] - s.t[i - 1];
-        st_ttft[r] = s.t[0];
-        st_tpot[r] = median_of(d, s.n - 1);
-    }
-    double ev_ttft[REPS], ev_tpot[REPS];
-    for (int r = 0; r < REPS; r++) events_once(m, ids, MODE_EAGER, &ev_ttft[r], &ev_tpot[r]);
-    g_launch.dispatch_us = 0;
-
-    struct { const char *name; double *ttft, *tpot; } way[3] = {
-        {"sub", t1, sub_tpot}, {"stream", st_ttft, st_tpot}, {"events", ev_ttft, ev_tpot}};
-    const char *how[3] = {"generate(1) and generate(65) subtracted", "streamer timestamps per token",
-                          "events around prefill and each step"};
-    double ttft_w[3], tpot_w[3];
-    for (int w = 0; w < 3; w++) {
-        char key[32], note[96];
-        ttft_w[w] = w == 0 ? ttft_sub : median_of(way[w].ttft, REPS);
-        tpot_w[w] = w == 0 ? tpot_sub : median_of(way[w].tpot, REPS);
-        snprintf(note, sizeof note, "%s; spread %.1f%%", how[w], spread_pct(way[w].ttft, REPS));
-        snprintf(key, sizeof key, "ttft_ms_%s", way[w].name);
-        report_floored("day09", key, floor_ttft, ttft_w[w], "ms", note);
-        snprintf(note, sizeof note, "%s; spread %.1f%%", how[w], spread_pct(way[w].tpot, REPS));
-        snprintf(key, sizeof key, "tpot_ms_%s", way[w].name);
-        report_floored("day09", key, floor_tpot, tpot_w[w], "ms", note);
-    }
-    double lo = fmin(tpot_w[0], fmin(tpot_w[1], tpot_w[2])), hi = fmax(tpot_w[0], fmax(tpot_w[1], tpot_w[2]));
-    double spread = 100 * (hi - lo) / lo;
-    printf("tpot_methods_spread_pct=%.1f\n", spread);
-    printf("reading: %s\n", spread <= 20 ? "the three agree within the lesson's 10-20%: they timed the same steps"
-                                        : "more than 20% apart: one of them lost a sync or a warm-up (Day 8)");
+    three_ways(m, ids, MODE_EAGER, D, "", floor_ttft, floor_tpot);
+    printf("the same three on the graph step (bare C, one launch a step: the GPU sets its pace, so a lost "
+           "synchronize would show as a step many times too short)\n");
+    three_ways(m, ids, MODE_GRAPH, 0, "_graph", floor_ttft, floor_tpot);
     printf("         the subtraction and the streamer include each token's copy back to the host; the events\n"
            "         run without a sync between steps, so they show the GPU's pace with the host running ahead\n");
 
-    /* ---- 3. The ratio, in the lesson's table. TTFT and TPOT as a user sees them: the
-     * streamer's. MBU = bytes that had to move / time / bandwidth. */
     /* ---- 3. The headline, in the lesson's regime: TTFT and TPOT from the same generates of
      * the eager step with the emulated dispatcher, by the one protocol every mode uses below
      * (mode_pair). TTFT / TPOT pairs them: how many decode steps the prefill costs in this one

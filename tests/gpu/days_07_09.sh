@@ -57,7 +57,8 @@ for k in time_nosync_ms time_sync_after_ms time_sync_both_ms time_events_ms matm
   has_row day08 $k; ok $? "day08 row $k"
 done
 for k in ttft_ms tpot_ms ratio tok_s mbu ttft_over_tpot ttft_ms_sub ttft_ms_stream ttft_ms_events \
-         tpot_ms_sub tpot_ms_stream tpot_ms_events tpot_ms_eager ratio_eager mbu_eager tpot_ms_fused \
+         tpot_ms_sub tpot_ms_stream tpot_ms_events tpot_ms_sub_graph tpot_ms_stream_graph tpot_ms_events_graph \
+         tpot_ms_eager ratio_eager mbu_eager tpot_ms_fused \
          ratio_fused mbu_fused tpot_ms_graph ratio_graph mbu_graph total_over_n_ms_8 total_over_n_ms_64 \
          prefill_intensity_200 prefill_tflops_200 dispatch_median_us dispatch_cost_ms ttft_ms_bare tpot_ms_graph_eager \
          tpot_ms_eager_d14 tpot_ms_graph_eager_d14 tpot_ms_fused_d14 tpot_ms_graph_d14 step_gb \
