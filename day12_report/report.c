@@ -45,6 +45,7 @@
 
 static Row *rows;
 static int nrows;
+#define REFERENCE_ROWS "answers/reference/rows.tsv"   /* the kit's reference run, from the repository root */
 static FILE *out;
 static char dir[4096];          /* where REPORT.md and the PNGs go */
 
@@ -134,6 +135,33 @@ static void over_floor(const Row *r, Cell *c, const char *floor) {
     if (r->theory > 0 && isfinite(r->theory)) add(c->why, "%s× %s", num(r->measured / r->theory), floor);
 }
 
+/* The forecast column: day11's timeline model replaying this run's steps on a T4 (its
+ * forecast_t4_* rows' theory column); on a T4 the reference run's instead (answers/reference/
+ * rows.tsv, an H200's steps replayed on a T4), so that the student's measurement checks it. */
+static Row *frows;
+static int nfrows;
+static const char *fsource;
+static void forecast_open(void) {
+    free(frows);
+    frows = NULL, nfrows = 0;
+    const Row *gpu = got("gpu");
+    fsource = "this run";
+    if (gpu && strstr(gpu->note, "T4") && !strstr(gpu->note, "emulated")) {
+        FILE *f = fopen(REFERENCE_ROWS, "r");
+        if (f) {
+            fclose(f);
+            nfrows = rows_read(REFERENCE_ROWS, &frows);
+            fsource = "the reference run (" REFERENCE_ROWS ")";
+            return;
+        }
+    }
+}
+/* A day11 forecast row's value (its theory column) from the forecast's source, or NAN */
+static double FT(const char *key) {
+    const Row *r = rows_find(frows ? frows : rows, frows ? nfrows : nrows, "day11", key, NULL);
+    return r ? r->theory : NAN;
+}
+
 static void why_gpu(const Row *r, Cell *c) {
     if (r->measured >= 10 && r->measured < 1000 && r->measured == floor(r->measured))   /* cc 7.5 is 75 */
         snprintf(c->measured, sizeof c->measured, "%s (cc %d.%d)", r->note, (int)r->measured / 10,
@@ -182,9 +210,11 @@ static void why_bare(const Row *r, Cell *c) {
     over_floor(r, c, "the floor");
     if (got("busy_eager_b1_d0")) add(c->why, "busy %s%%", num(M("busy_eager_b1_d0")));
     if (got("tpot_ms"))
-        add(c->why, "the same kernels without Python's median %s µs a launch: %s× faster than the emulated HF eager step; "
-            "on a T4, whose kernels take 5× longer, this step would be nearly kernel-bound", num(dispatch_us()),
-            num(M("tpot_ms") / r->measured));
+        add(c->why, "the same kernels without Python's median %s µs a launch: %s× faster than the emulated HF eager step",
+            num(dispatch_us()), num(M("tpot_ms") / r->measured));
+    if (!isnan(FT("forecast_t4_busy_eager_b1_d0")))
+        add(c->why, "the T4 forecast: busy %s%%, the kernels' %s ms setting the step", num(FT("forecast_t4_busy_eager_b1_d0")),
+            num(FT("forecast_t4_gpu_ms_per_step_eager_b1_d0")));
 }
 static void why_ratio(const Row *r, Cell *c) {
     static const struct { double hi; const char *range, *means; } bands[] = {
@@ -199,7 +229,7 @@ static void why_ratio(const Row *r, Cell *c) {
     add(c->why, "ratio %s: in the lesson's %s band: %s", num(r->measured), bands[i].range, bands[i].means);
     add(c->why, "%s the 2–4 expected of HF eager", band(r->measured, 2, 4));
     if (got("dispatch_cost_ms"))      /* the host's cost is the same on any GPU; the floor is not */
-        add(c->why, "the dispatcher's %s ms alone are %s× a T4's 6.9 ms floor, %s× this GPU's: a faster GPU "
+        add(c->why, "the dispatcher's %s ms alone are %s× a T4's 6.9 ms floor (the lesson's), %s× this GPU's: a faster GPU "
             "raises the ratio (mistake #14)", num(M("dispatch_cost_ms")), num(M("dispatch_cost_ms") / 6.9),
             num(M("dispatch_cost_ms") / T("tpot_ms")));
 }
@@ -211,7 +241,7 @@ static void why_ttft_tpot(const Row *r, Cell *c) {
         band(r->measured, 2, 5));
     add(c->why, "the kit's prefill runs one kernel per op (about half an eager step's launches, each with the "
                 "dispatcher) where HF's eager prefill runs as many ops as its decode step; and this GPU's TTFT floor "
-                "is %s ms where a T4's is 6.9", num(T("ttft_ms")));
+                "is %s ms where a T4's is 6.9 (the lesson's)", num(T("ttft_ms")));
     if (got("ttft_ms_bare") && got("tpot_ms_fused"))
         add(c->why, "bare C, fused: %s ms ÷ %s ms = %s", num(M("ttft_ms_bare")), num(M("tpot_ms_fused")),
             num(M("ttft_ms_bare") / M("tpot_ms_fused")));
@@ -260,9 +290,11 @@ static void why_kernels(const Row *r, Cell *c) {
             num(M("gemms_per_step")), num(r->measured - M("gemms_per_step")));
 }
 static void why_busy1(const Row *r, Cell *c) {
-    add(c->why, "%s the lesson's 50–65%%: %s ms of kernels in a %s ms step; a T4's kernels fill about 8 ms of the same "
-                "host time (the lesson), this GPU's far less (mistake #14)", band(r->measured, 50, 65),
+    add(c->why, "%s the lesson's 50–65%%: %s ms of kernels in a %s ms step", band(r->measured, 50, 65),
         num(M(D("gpu_ms_per_step_eager_b1_d%.0f"))), num(M(D("tpot_ms_eager_b1_d%.0f"))));
+    if (!isnan(FT(D("forecast_t4_gpu_ms_per_step_eager_b1_d%.0f"))))
+        add(c->why, "the T4 forecast: %s ms of kernels in a %s ms step: the same host, slower kernels (mistake #14)",
+            num(FT(D("forecast_t4_gpu_ms_per_step_eager_b1_d%.0f"))), num(FT(D("forecast_t4_tpot_ms_eager_b1_d%.0f"))));
     if (got("busy_eager_b1_d0")) add(c->why, "bare C launches: %s%%", num(M("busy_eager_b1_d0")));
     if (got(D("busy_traced_eager_b1_d%.0f")))
         add(c->why, "the full trace's timeline would show %s%%: the tracer's own cost (day11)",
@@ -309,6 +341,7 @@ static void why_graph(const Row *r, Cell *c) {
 typedef struct {
     const char *item, *day, *key, *lesson;
     void (*why)(const Row *r, Cell *c);
+    const char *forecast;   /* day11's forecast_t4_* row that stands for it (its theory column), or NULL */
 } Item;
 
 /* The lesson's template, row for row. Lesson column: T4, TinyLlama-1.1B fp16, HF eager.
@@ -321,8 +354,8 @@ static const Item items[] = {
     {"Weight memory after load", "day07", "weight_gb", "2.2 GB", why_weights},
     {"Range / median of 10 generates", "day07", "warm_range_pct", "< 10%", why_range},
     {"TTFT (200-token prompt), emulated HF eager", "day09", "ttft_ms", "floor ≈ 7 ms, expected 15–40 ms", why_ttft},
-    {"TPOT (median), emulated HF eager", "day09", "tpot_ms", "floor 6.9 ms, expected 15–30 ms", why_tpot},
-    {"TPOT, the kit's bare C eager (no Python)", "day09", "tpot_ms_eager", "— (the lesson runs Python)", why_bare},
+    {"TPOT (median), emulated HF eager", "day09", "tpot_ms", "floor 6.9 ms, expected 15–30 ms", why_tpot, "forecast_t4_tpot_ms_eager_b1_d%.0f"},
+    {"TPOT, the kit's bare C eager (no Python)", "day09", "tpot_ms_eager", "— (the lesson runs Python)", why_bare, "forecast_t4_tpot_ms_eager_b1_d0"},
     {"Ratio = TPOT ÷ floor, emulated HF eager", "day09", "ratio", "expected 2–4", why_ratio},
     {"tok/s, emulated HF eager", "day09", "tok_s", "at most 145", why_toks},
     {"TTFT ÷ TPOT, emulated HF eager", "day09", "ttft_over_tpot", "expected 2–5", why_ttft_tpot},
@@ -332,18 +365,25 @@ static const Item items[] = {
     {"Top 3 kernel / share", "day10", "top3_share", "attention, 5–10%", why_top3},
     {"GEMM GPU time per step", "day10", "gemm_ms_per_step", "a little above 6.9 ms", why_gemm_ms},
     {"Kernels per step", "day10", "kernels_per_step", "300–400", why_kernels},
-    {"GPU busy ratio, batch 1, emulated HF eager", "day11", "busy_eager_b1_d%.0f", "50–65%", why_busy1},
-    {"GPU busy ratio, batch 32, emulated HF eager", "day11", "busy_eager_b32_d%.0f", "clearly above batch 1", why_busy32},
+    {"GPU busy ratio, batch 1, emulated HF eager", "day11", "busy_eager_b1_d%.0f", "50–65%", why_busy1, "forecast_t4_busy_eager_b1_d%.0f"},
+    {"GPU busy ratio, batch 32, emulated HF eager", "day11", "busy_eager_b32_d%.0f", "clearly above batch 1", why_busy32, "forecast_t4_busy_eager_b32_d%.0f"},
     {"nvidia-smi utilization, emulated HF eager", "day11", "nvml_util_eager_b1_d%.0f", "~100% (mistake #13)", why_nvml},
     {"Typical gap, emulated HF eager", "day11", "gap_median_us_eager_b1_d%.0f", "10–40 µs", why_gap},
-    {"TPOT with CUDA graphs, emulated HF eager", "day09", "tpot_ms_graph_d%.0f", "close to 8 ms (reduce-overhead)", why_graph},
+    {"TPOT with CUDA graphs, emulated HF eager", "day09", "tpot_ms_graph_d%.0f", "close to 8 ms (reduce-overhead)", why_graph, "forecast_t4_tpot_ms_graph_b1_d%.0f"},
 };
 enum { N_ITEMS = sizeof items / sizeof items[0] };
 
+static void forecast_cell(const Item *it, char *cell, size_t cap) {
+    const Row *r = it->forecast ? rows_find(frows ? frows : rows, frows ? nfrows : nrows, "day11", D(it->forecast), NULL)
+                                : NULL;
+    snprintf(cell, cap, "%s", r && isfinite(r->theory) ? with_unit(r->theory, r->unit) : "—");
+}
+
+
 static int write_table(void) {
     int missing = 0;
-    fprintf(out, "| item | theory for this GPU | the lesson's expectation (T4, HF eager) | measured | difference and why |\n"
-                 "|---|---|---|---|---|\n");
+    fprintf(out, "| item | theory for this GPU | the lesson's expectation (T4, HF eager) | T4 forecast (the kit's model) | "
+                 "measured | difference and why |\n|---|---|---|---|---|---|\n");
     for (int i = 0; i < N_ITEMS; i++) {
         const Item *it = &items[i];
         const Row *r = rows_find(rows, nrows, NULL, D(it->key), NULL);
@@ -362,8 +402,14 @@ static int write_table(void) {
             it->why(r, &c);
             if (!c.why[0]) snprintf(c.why, sizeof c.why, "—");
         }
-        fprintf(out, "| %s | %s | %s | %s | %s |\n", it->item, c.theory, it->lesson, c.measured, c.why);
+        char fc[64];
+        forecast_cell(it, fc, sizeof fc);
+        fprintf(out, "| %s | %s | %s | %s | %s | %s |\n", it->item, c.theory, it->lesson, fc, c.measured, c.why);
     }
+    fprintf(out, "\n*The T4 forecast* is day11's timeline model (section 8): the steps of %s replayed on a Colab "
+                 "T4 (240 GB/s by a device-to-device copy, its datasheet's 320; 65 TFLOP/s; no programmatic dependent "
+                 "launch), with the kernel efficiencies and fixed costs fitted on the GPU that ran them and that "
+                 "machine's host; the lesson's column is the course's own expectation.\n", fsource);
     return missing;
 }
 
@@ -866,11 +912,13 @@ static void your_pytorch_run(void) {
 /* ---- the page ----------------------------------------------------------------------------- */
 void report_write(const char *results) {
     snprintf(dir, sizeof dir, "%s", results);
+
     char rows_path[4200], report_path[4200];
     snprintf(rows_path, sizeof rows_path, "%s/rows.tsv", dir);
     snprintf(report_path, sizeof report_path, "%s/REPORT.md", dir);
     nrows = rows_read(rows_path, &rows);
     if (!nrows) printf("no rows in %s yet: the report will say which days to run\n", rows_path);
+    forecast_open();
     out = fopen(report_path, "w");
     if (!out) die("cannot write %s; check that the folder %s exists and is writable (or set KIT_RESULTS)",
                   report_path, dir);
@@ -909,5 +957,6 @@ void report_write(const char *results) {
     fclose(out);
     printf("report=%s items=%d not_run=%d rows=%d\n", report_path, N_ITEMS, missing, nrows);
     free(rows);
-    rows = NULL, nrows = 0;
+    free(frows);
+    rows = NULL, nrows = 0, frows = NULL, nfrows = 0;
 }
