@@ -158,7 +158,10 @@ int claim_apply_wrong(const Claim *c, const char *file, Row *rows, int nrows, ch
               .nrows = nrows};
     do {
         char day[16], key[64];
+        const int theory = eat(&e, "theory");   /* theory(day.key) = ...: the row's theory column */
+        if (theory && !eat(&e, "(")) fail(&e, "expected '(' after theory");
         name(&e, day, key);
+        if (theory && !eat(&e, ")")) fail(&e, "expected ')' after theory(day.key");
         /* the caller's copy, ours to edit: the Expr reads the same rows, so each right side
          * sees the edits before it */
         Row *r = (Row *)rows_find(rows, nrows, day, key, NULL);
@@ -167,7 +170,7 @@ int claim_apply_wrong(const Claim *c, const char *file, Row *rows, int nrows, ch
                 "that was measured: spell its day and key as rows.tsv does", file, c->line, day, key);
         if (!eat(&e, "=")) fail(&e, "expected '=' after the day.key an edit sets");
         double v = sum(&e);
-        if (!e.missing && !e.invalid) r->measured = v;   /* after one fails, the rest only parse */
+        if (!e.missing && !e.invalid) *(theory ? &r->theory : &r->measured) = v;   /* after one fails, the rest only parse */
     } while (eat(&e, ";"));
     skip(&e);
     if (*e.where) fail(&e, "unexpected text");

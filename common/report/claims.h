@@ -27,7 +27,8 @@
  *   day08.matmul_nosync_tflops = day08.matmul_synced_tflops * 1.05
  *   day09.tpot_ms_events_graph = day09.tpot_ms_events_graph / 100; day09.ttft_ms_events_graph = 0.1
  *
- * An edit sets the measured value of its row, which must be there; the edits apply in order,
+ * An edit sets the measured value of its row, which must be there ("theory(day.key) = ..." sets
+ * its theory column: a model's forecast made the wrong way); the edits apply in order,
  * each right side read on the rows as edited so far. mistake says in words what the student
  * did to measure that ("the unsynced loop synchronized after all (a .item() inside it)").
  * A claim that its wrong measurement does not break cannot tell that mistake from a right

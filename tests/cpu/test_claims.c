@@ -119,6 +119,10 @@ static void test_wrong(void) {
     CHECK(rows_find(rows, nrows, "day09", "b", NULL)->theory == 2, "an edit leaves the theory column alone");
     wrong_line("day11.a = -day09.a");
     CHECK(apply_first() == 1 && measured("day11", "a") == -6 && measured("day09", "a") == 6, "the day picks the row");
+    /* theory(day.key) = ...: a model's figure made the wrong way sets the theory column */
+    wrong_line("theory(day09.b) = day09.a / 3; day09.a = theory(day09.b)");
+    CHECK(apply_first() == 1 && rows_find(rows, nrows, "day09", "b", NULL)->theory == 2 && measured("day09", "a") == 2 &&
+              measured("day09", "b") == 8, "theory(day09.b) = 6 / 3, then a = 2, b's measured value untouched");
 
     /* a right side that cannot be computed: the edits before it stand, none after it is made */
     const struct { const char *wrong, *why; } stops[] = {
