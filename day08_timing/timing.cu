@@ -23,20 +23,21 @@
  *
  * What to expect (key=value lines; rows in results/rows.tsv). H200: the three reference runs
  * (answers/reference/runs/; eager, bare C launches: 903 a step; graph: 1); a T4 is the
- * lesson's estimate, or arithmetic shown:
+ * lesson's estimate, or day11's timeline model (its forecast of the same runs for a T4:
+ * `forecast_t4_*`, theory column):
  *   time_nosync_ms        the host's launch time: `time_nosync_ms` 5.29-6.12 ms (H200), about the
  *                         synced step, because the eager step is host-bound there (903 launches x
- *                         ~6.5 us); T4 the same ~6 ms of launches under a step of ~9-12 ms of
- *                         kernels (arithmetic: the lesson's 7.5-10 ms of GEMVs + ~750 small kernels
- *                         of 2-3 us): well below it. Graph: `time_nosync_graph_ms` 0.010-0.013 ms
+ *                         ~6.5 us); T4 the same ~6 ms of launches under a step of
+ *                         `forecast_t4_tpot_ms_eager_b1_d0` 9.3-9.6 ms (H200 runs): well below
+ *                         it. Graph: `time_nosync_graph_ms` 0.010-0.013 ms
  *                         (H200), whatever the step takes
  *   time_sync_after_ms    the step plus what is left of the queued prefill: `time_sync_after_graph_ms`
  *                         1.16-1.51 ms (H200) against the synced step below; eager `time_sync_after_ms`
  *                         5.44-6.11 ms (H200), no longer than synced: its 903 launches keep the host
  *                         busy past the whole prefill (`ttft_ms_bare` 2.10-2.16 ms (H200))
  *   time_sync_both_ms     the step: `time_sync_both_ms` 5.58-6.11 ms (H200) eager,
- *                         `time_sync_both_graph_ms` 0.85-0.86 ms (H200); T4 ~9-12 ms (the
- *                         arithmetic above)
+ *                         `time_sync_both_graph_ms` 0.85-0.86 ms (H200); T4 forecast eager
+ *                         9.3-9.6 ms, graph `forecast_t4_tpot_ms_graph_b1_d0` 9.5-9.7 ms (H200 runs)
  *   time_events_ms        `time_events_ms` 5.23-6.13 ms (H200), the synced step's range: the host's
  *                         launches set the eager step's pace between the events too;
  *                         `time_events_graph_ms` 0.84 ms (H200), as synced

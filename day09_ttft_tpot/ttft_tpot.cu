@@ -25,8 +25,8 @@
  * hosts of the course's fixture traces (torch 2.11, transformers 5.17, an H200 machine each);
  * the lesson says 30-50 us per op. 14 us puts the step where the lesson's is on any GPU: 903
  * launches x (20.8 us, the mean draw, + the kit's ~6.5 us launch call) = 24.7 ms of host time,
- * under which a T4's kernels (~9-12 ms, arithmetic) and an H200's 2 ms both hide (the lesson:
- * 15-30 ms).
+ * under which a T4's kernels (`forecast_t4_gpu_ms_per_step_eager_b1_d14` 8.8-8.9 ms, day11's
+ * timeline model on the H200 runs) and an H200's 2 ms both hide (the lesson: 15-30 ms).
  * The bare C rows stand beside them as the kit's own finding: dispatch_cost_ms is what
  * Python costs.
  *
@@ -49,8 +49,9 @@
  *                                   [--model DIR] [--dispatch-us N] [--dispatch-from TRACE])
  *
  * What to expect (key=value lines; rows in results/rows.tsv). H200: the three reference runs
- * (answers/reference/runs/, synthetic weights); T4: the lesson's expectations, or the
- * arithmetic where it has none:
+ * (answers/reference/runs/, synthetic weights); T4: the lesson's expectations, the datasheet's
+ * arithmetic for the floors, or day11's timeline model (`forecast_t4_*`, its forecast of the
+ * same runs for a Colab T4):
  *   floors              T4: TPOT 6.9 ms, TTFT(200) 6.9 ms (compute 6.8);
  *                       H200 (4.8 TB/s, 989 TFLOP/s): TPOT 0.46 ms, TTFT(200) 0.46 ms (compute 0.45)
  *   dispatch_*_us       what the dispatcher drew from: dispatch_median_us 14, dispatch_p90_us 40.45,
@@ -61,17 +62,19 @@
  *                       overhead dominates; the kernels fill `gpu_ms_per_step_eager_b1_d14`
  *                       1.99-2.00 ms (H200) of it (day11). dispatch_cost_ms (TPOT - the bare C
  *                       step): theory 903 x 20.84 us = 18.8 ms, `dispatch_cost_ms` 18.9-19.5 ms
- *                       (H200). T4 (the lesson) 15-30 ms, ratio 2-4; the same ~25 ms of
- *                       launches over a T4's ~9-12 ms of kernels (day08's arithmetic) lands inside it.
+ *                       (H200). T4 (the lesson) 15-30 ms, ratio 2-4; the T4 forecast of the same
+ *                       launches, `forecast_t4_tpot_ms_eager_b1_d14` 25.1-27.0 ms (H200 runs),
+ *                       lands just above it.
  *                       PyTorch itself on the same H200 (answers/reference/pytorch/):
  *                       `trace_kernels_per_step` 925 (H200), as the kit's, and `trace_tpot_ms_untraced`
  *                       56.1 ms (H200), a host stall in its attention on top (answers/README.md, A3)
  *   tpot_ms_eager       bare C: `tpot_ms_eager` 5.70-6.75 ms (H200), `ratio_eager` 12.5-14.8 (H200):
  *                       903 launches at 6-7.5 us of host time each trail kernels of ~2.2 us
  *                       (`gpu_ms_per_step_eager_b1_d0` 1.99-2.00 ms (H200) / 903);
- *                       T4 (arithmetic): ~9-12 ms of kernels against ~6 ms of launches, ratio
- *                       1.3-1.7: without Python a T4 is nearly kernel-bound, which is why the
- *                       lesson's regime is emulated
+ *                       T4 forecast: `forecast_t4_tpot_ms_eager_b1_d0` 9.3-9.6 ms at
+ *                       `forecast_t4_busy_eager_b1_d0` 93-95% busy (H200 runs), ratio ~1.4 against
+ *                       its 6.9 ms floor: without Python a T4 is nearly kernel-bound, which is why
+ *                       the lesson's regime is emulated
  *   graph_eager, graph  the same kernels in one launch: `tpot_ms_graph_eager` 2.45-2.46 ms (H200),
  *                       `tpot_ms_graph_eager_d14` 2.47 ms (H200) (the dispatcher paid once a step on
  *                       top); the kit's fused kernels replayed: `tpot_ms_graph` 0.83-0.84 ms (H200),
@@ -88,9 +91,13 @@
  *                       0.99-1.00 (H200). The fused prefill with bare C launches (the token path, 202
  *                       launches): `ttft_ms_bare` 2.10-2.16 ms (H200). T4 (the lesson) 15-40 ms,
  *                       ttft_over_tpot 2-5: there the prompt's kernels outlast the launches
- *   three methods       within the lesson's 10-20% of each other: `tpot_ms_sub` 25.1-25.6 ms
- *                       (H200), `tpot_ms_stream` 25.0-25.9 ms (H200), `tpot_ms_events` 24.1-25.5 ms
- *                       (H200): 2-4% apart in each run
+ *   three methods       within the lesson's 10-20% of each other: `tpot_ms_sub` 23.9-25.5 ms
+ *                       (H200), `tpot_ms_stream` 23.1-23.9 ms (H200), `tpot_ms_events` 23.0-25.2 ms
+ *                       (H200): 4-7% apart in each run. On the graph step, where the GPU sets the
+ *                       pace and a lost synchronize would make a step look many times shorter:
+ *                       `tpot_ms_sub_graph` 0.831-0.832 ms (H200), `tpot_ms_stream_graph`
+ *                       0.832-0.837 ms (H200), `tpot_ms_events_graph` 0.821-0.822 ms (H200): the
+ *                       events, without a copy to the host per token, 1-2% below
  *   total_over_n_ms_8   200-token prompt, bare C eager: TPOT + (TTFT - TPOT) / 8 against the TPOT
  *                       of the same runs (its theory=): `total_over_n_ms_8` 5.46-5.91 ms (H200),
  *                       within 5% of it (the eager TTFT is close to the eager TPOT); 1024-token
@@ -355,13 +362,13 @@ int main(int argc, char **argv) {
     printf("kv_cache_mb=%.1f at %d tokens = %.2f%% of the weights: negligible at batch 1\n", kv / 1e6, PROMPT + NEW,
            100 * kv / W);
 
-    /* ---- 2. TTFT and TPOT, three ways ----------------------------------------------------- */
-    /* ---- 2. The lesson's regime: Hugging Face eager is this eager step with Python's cost
-     * per op in front of each launch (the lesson: 300-400 kernels, 30-50 us of CPU each).
-     * With g_launch.dispatch_us = D the launch path busy-waits before every launch, prefill
-     * included, a time drawn from a real PyTorch trace's host gaps with a median of D
-     * (gpu/dispatch.h); the kit's bare C launch (dispatch 0) comes in section 4 as a finding
-     * of its own. */
+    /* ---- 2. TTFT and TPOT, three ways, in the lesson's regime: Hugging Face eager is this
+     * eager step with Python's cost per op in front of each launch (the lesson: 300-400
+     * kernels, 30-50 us of CPU each). With g_launch.dispatch_us = D the launch path
+     * busy-waits before every launch, prefill included, a time drawn from a real PyTorch
+     * trace's host gaps with a median of D (gpu/dispatch.h); the kit's bare C launch
+     * (dispatch 0) comes in section 4 as a finding of its own. Then the same three ways on
+     * the graph step, where a lost synchronize cannot hide behind the host's launches. */
     printf("\n## 2. TTFT and TPOT three ways (the lesson's regime: eager + a dispatcher wait before each launch, "
            "median %.0f us, batch 1, %d-token prompt, %d new tokens)\n", D, PROMPT, NEW);
     report_dispatch("day09", D);

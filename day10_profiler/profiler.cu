@@ -53,7 +53,7 @@
  *                         row's note), where the lesson's table expects 2-4%
  *   gemm_ms_per_step      `gemm_ms_per_step` 1.09-1.10 ms (H200) against a 0.46 ms floor
  *                         (`gemm_bw_eff` 41.6-41.8% (H200): GEMVs this small cannot fill an H200);
- *                         T4 7.5-10 ms against 6.9 ms (70-90%)
+ *                         T4 (the lesson) 7.5-10 ms against 6.9 ms (70-90%)
  *   gemm_path_ms_fused    the fused step's own GEMVs (bare C launches): `gemm_path_ms_fused`
  *                         0.78-0.79 ms (H200) of a step of `tpot_ms_fused` 0.90-0.91 ms (H200)
  *                         (under programmatic dependent launch kernels overlap; the path counts
@@ -61,7 +61,8 @@
  *   busy                  `busy` 7.6-7.9% (H200), within a few points of day11's
  *                         `busy_eager_b1_d14` 7.6-7.8% (H200) (the same step, the same division):
  *                         the kernels' time over a step the host's launches set; T4 (the lesson)
- *                         50-65%
+ *                         50-65%; day11's T4 forecast of the kit's 903 launches,
+ *                         `forecast_t4_busy_eager_b1_d14` 33-35% (H200 runs)
  *   profiler_overhead_pct `profiler_overhead_pct` 14.7-21.3% (H200): the tracer's few us on each
  *                         of 925 launches (`tpot_ms_traced` 30.3-31.1 ms (H200) against
  *                         `tpot_ms_untraced` 25.4-26.4 ms (H200)); for the bare C step day11's

@@ -48,65 +48,86 @@
  * What to expect (a summary block: the rows of four configurations and a table of all sixteen,
  * and persistent's line where it runs; --verbose prints every configuration's rows and a line
  * per file; rows in results/rows.tsv).
- * H200: the three reference runs (answers/reference/runs/); T4: the lesson's figures, or
- * arithmetic shown, not measured here (a T4's eager kernels: ~9-12 ms a step, the lesson's
- * 7.5-10 ms of GEMVs + ~750 small kernels of 2-3 us).
+ * H200: the three reference runs (answers/reference/runs/). T4: the timeline model's forecast
+ * (section 8, the same runs replayed on a Colab T4: `forecast_t4_*`, theory column), and the
+ * lesson's own figures, marked as the lesson's.
  *   busy_eager_b1_d14    the lesson's regime, emulated HF eager: `gpu_ms_per_step_eager_b1_d14`
- *                        1.99-2.00 ms (H200) of kernels in a step the launches set, 903 x (20.8 us,
+ *                        2.00 ms (H200) of kernels in a step the launches set, 903 x (20.8 us,
  *                        the mean draw, + ~6.5 us, the launch call) = ~24.7 ms: predicted busy
- *                        2.0 / 24.7 = ~8%; measured `busy_eager_b1_d14` 7.6-7.8% (H200) of
- *                        `tpot_ms_eager_b1_d14` 25.6-26.4 ms (H200). T4 (the lesson) 50-65%: ~8 ms of
- *                        kernels in ~14 ms of launches, for 300-400 kernels; the kit's 903 launches
- *                        there: ~9-12 ms of kernels in ~25 ms, 35-50%
+ *                        2.0 / 24.7 = ~8%; measured `busy_eager_b1_d14` 7.5-8.1% (H200) of
+ *                        `tpot_ms_eager_b1_d14` 24.6-26.6 ms (H200). The lesson's T4: 50-65%. The
+ *                        T4 forecast of the kit's 903 launches: `forecast_t4_gpu_ms_per_step_eager_b1_d14`
+ *                        8.8-8.9 ms (H200 runs) of kernels in `forecast_t4_tpot_ms_eager_b1_d14`
+ *                        25.1-27.0 ms (H200 runs), `forecast_t4_busy_eager_b1_d14` 33-35% (H200 runs)
  *   busy_eager_b1_d0     bare C: 903 launches at ~6.5 us of host time each (~5.9 ms) trail kernels
- *                        of ~2.2 us (2.0 ms): predicted ~34%, measured `busy_eager_b1_d0` 26-32%
- *                        (H200), the host's noise moving `tpot_ms_eager_b1_d0` 6.2-7.5 ms (H200) from
- *                        run to run; on a T4 the same ~6 ms of launches hide under its ~9-12 ms of
- *                        kernels: nearly kernel-bound (no Python)
+ *                        of ~2.2 us (2.0 ms): predicted ~34%, measured `busy_eager_b1_d0` 31.7-35.3%
+ *                        (H200), the host's noise moving `tpot_ms_eager_b1_d0` 5.66-6.29 ms (H200)
+ *                        from run to run; on a T4 the same launches hide under its kernels:
+ *                        `forecast_t4_busy_eager_b1_d0` 93-95% (H200 runs), nearly kernel-bound
  *   busy_graph_eager_b1_d14  the same kernels replayed, one draw a step: `busy_graph_eager_b1_d14`
- *                        82-89% (H200), `tpot_ms_graph_eager_b1_d14` 2.34-2.56 ms (H200);
+ *                        82-89% (H200), `tpot_ms_graph_eager_b1_d14` 2.36-2.56 ms (H200);
  *                        `busy_graph_b1_d0` 94-97% (H200): one launch per step, kernels back to back
  *                        (overlapping under programmatic dependent launch on sm_90: one gap per
  *                        step is left)
  *   busy_traced_eager_b1_d0  what a full trace's timeline shows for the bare C step:
- *                        `busy_traced_eager_b1_d0` 18-28% (H200)
- *   tracer_pct_full_eager_b1_d0  `tracer_pct_full_eager_b1_d0` -6 to +76% (H200)
- *                        (`tracer_us_per_launch` -0.5 to 5.2 us (H200)): in one run of three the cost
- *                        drowned in the host's noise; under kernel records alone the eager step,
- *                        `tracer_pct_kernels_eager_b1_d0` -21 to +47% (H200), moved with that noise,
- *                        the graph step `tracer_pct_kernels_graph_b1_d0` 14-18% (H200) slower (a
- *                        record per graph node), so a graph's GPU time is taken with that cost in it
- *   batch 32             the same launches at the same cost (`launch_api_us_eager_b32_d14` 6.5-7.4 us
- *                        (H200) against `launch_api_us_eager_b1_d14` 4.8-7.7 us (H200)); busy rises as
+ *                        `busy_traced_eager_b1_d0` 17-27% (H200)
+ *   tracer_pct_full_eager_b1_d0  `tracer_pct_full_eager_b1_d0` 28-103% (H200)
+ *                        (`tracer_us_per_launch` 1.8-6.4 us (H200)); under kernel records alone the
+ *                        eager step, `tracer_pct_kernels_eager_b1_d0` 19-33% (H200), and the graph
+ *                        step `tracer_pct_kernels_graph_b1_d0` 10-24% (H200) slower (a record per
+ *                        graph node), so a graph's GPU time is taken with that cost in it. The
+ *                        emulated HF step, host-bound on any GPU, shows the full tracer's cost as
+ *                        well: `tracer_pct_full_eager_b1_d14` 5-28% (H200)
+ *   batch 32             the same launches at the same cost (`launch_api_us_eager_b32_d14` 6.6-7.4 us
+ *                        (H200) against `launch_api_us_eager_b1_d14` 5.1-7.5 us (H200)); busy rises as
  *                        far as the kernels grow: `gpu_ms_per_step_eager_b32_d14` 2.26 ms (H200), x1.13,
- *                        `busy_eager_b32_d14` 8.6-9.4% (H200), `tpot_ms_eager_b32_d14` 24.0-26.2 ms
- *                        (H200); a T4's kernels grow more
+ *                        `busy_eager_b32_d14` 8.6-9.4% (H200), `tpot_ms_eager_b32_d14` 24.1-26.2 ms
+ *                        (H200); a T4's kernels fill more of the same launches:
+ *                        `forecast_t4_busy_eager_b32_d14` 39-42% (H200 runs)
  *   gap_median_us        eager d14: the draw plus the launch call less a kernel, 14 + ~6.5 - ~2.2 =
  *                        ~18 us at the median, spread like a real run's gaps:
- *                        `gap_median_us_eager_b1_d14` 18.6-23.5 us (H200), `gap_p90_us_eager_b1_d14`
- *                        46.5-57.0 us (H200); PyTorch on the same H200: `trace_gap_median_us` 18.1
+ *                        `gap_median_us_eager_b1_d14` 19.6-22.2 us (H200), `gap_p90_us_eager_b1_d14`
+ *                        47.7-50.3 us (H200); PyTorch on the same H200: `trace_gap_median_us` 18.1
  *                        us (H200), `trace_gap_p90_us` 44.9 us (H200) (bin/trace_stats on the
  *                        fixture's trace: 18.5 and 45 us). Eager d0 `gap_median_us_eager_b1_d0`
- *                        4.0-7.1 us (H200); graph `gap_median_us_graph_b1_d0` 2.9-3.1 us (H200)
- *   nvml_util            graph step `nvml_util_graph_b1_d0` 91-93% (H200) with `mbu_graph` 54.7-55.1%
+ *                        5.1-6.4 us (H200); graph `gap_median_us_graph_b1_d0` 3.0-3.3 us (H200)
+ *   nvml_util            graph step `nvml_util_graph_b1_d0` 90-92% (H200) with `mbu_graph` 54.7-54.9%
  *                        (H200): nvidia-smi counts the time a kernel ran, not how much of the GPU it
  *                        used. The emulated HF step, `nvml_util_eager_b1_d14` 11-12% (H200), reads
  *                        near its busy ratio on an H200's driver (not the 100% the lesson describes
  *                        for a window in which any kernel ran)
  *   crossover_us         predicted ((GPU time per step / launches - host time per launch) / 1.49,
  *                        the draws' mean over their median): (2.0 ms / 903 - ~6.5 us) / 1.49 =
- *                        ~-2.9 us, the row's theory -2.0 to -3.2 us (H200): overhead-bound with no
- *                        dispatcher at all; measured `crossover_us` 0-0.35 us (H200). T4
- *                        (arithmetic): (9-12 ms / 903 - ~6.5 us) / 1.49 = 2-5 us
+ *                        ~-2.9 us, the row's theory -1.8 to -3.3 us (H200): overhead-bound with no
+ *                        dispatcher at all; measured `crossover_us` 0-3.2 us (H200). With the T4
+ *                        forecast's kernels (`forecast_t4_gpu_ms_per_step_eager_b1_d0` 8.8-8.9 ms
+ *                        (H200 runs)): (8.9 ms / 903 - ~6.5 us) / 1.49 = ~2.3 us
  *   persistent_b1_d0     beyond the week: 1 kernel, 0 gaps a step, `busy_persistent_b1_d0`
- *                        98.2-98.9% (H200) against `busy_graph_b1_d0` 94-97% (H200) (113 kernels, 1
- *                        gap), yet `tpot_ms_persistent_b1_d0` 1.14-1.15 ms (H200) against
+ *                        97.4-99.0% (H200) against `busy_graph_b1_d0` 94-97% (H200) (113 kernels, 1
+ *                        gap), yet `tpot_ms_persistent_b1_d0` 1.14-1.16 ms (H200) against
  *                        `tpot_ms_graph_b1_d0` 0.87-0.90 ms (H200): a full GPU lane is not a fast
  *                        step. T4 and the T4 switch: "persistent=not run (...)", the reason
+ *   the timeline model   section 8 (common/measure/replay.h): each step replayed from its own
+ *                        launches (when the host began each, what each op moves and computes),
+ *                        every op's time max(bytes / (copy bandwidth x e), FLOPs / (peak x f)) + c
+ *                        with e and c fitted per kernel class on batch 1 here. It reproduces the
+ *                        untraced TPOT (`replay_tpot_ms_eager_b1_d14`'s theory 24.6-26.6 ms
+ *                        (H200) against the measured value, `replay_tpot_ms_graph_b1_d0`'s 0.90 ms
+ *                        (H200)) and batch 32, held out, where the kernels are cuBLAS's or the
+ *                        step is host-bound; the kit's fused step at batch 32 it does not:
+ *                        `replay_tpot_ms_fused_b32_d0`'s theory 1.09-1.12 ms (H200) against a
+ *                        measured 1.64-1.65 ms, its GEMVs at 32 rows running their tensor-core work
+ *                        at `replay_gemv_f_b32` 0.060-0.061 (H200) of the peak, which no batch-1 op
+ *                        shows (the fit assumes 0.6). Mistake #14: replayed on this GPU 10x faster,
+ *                        `forecast_10x_tpot_ms_eager_b1_d14` 24.6-26.6 ms (H200 runs): the
+ *                        overhead-bound step does not move; `forecast_10x_tpot_ms_graph_b1_d0`
+ *                        0.113-0.116 ms (H200 runs): the graph step follows the GPU (x7.8).
+ *                        bin/forecast replays results/replay.tsv on other GPUs
  * It proves acceptance question 5 (gaps mean the GPU waits for the CPU; the two cures are
- * fewer launches - CUDA graphs, fusion - and more work per launch - batch) and self-tests
- * 4 (batch 32: same CPU cost, longer kernels, higher busy ratio, TPOT barely moves) and 6
- * (a flat TPOT over batch is not proof of memory-bound: the GPU lane decides).
+ * fewer launches - CUDA graphs, fusion - and more work per launch - batch), self-tests 4
+ * (batch 32: same CPU cost, longer kernels, higher busy ratio, TPOT barely moves) and 6 (a
+ * flat TPOT over batch is not proof of memory-bound: the GPU lane decides), and mistake #14
+ * (a faster GPU does not shorten an overhead-bound step: section 8 replays it on one).
  */
 #include <math.h>
 #include <stdio.h>
