@@ -711,6 +711,24 @@ static void experiment_log(void) {
  * C and with the dispatcher, and what it removed, as measured: kernels per step (day09, as
  * launched) and the busy ratio (day11, batch 1, no dispatcher). Not run: day09's reason
  * (persistent_not_run), or which day to run. */
+/* Mistake #14 on this run's steps: day11's timeline model replays them on this GPU 2x and 10x
+ * faster (its forecast_2x_* and forecast_10x_* rows, theory column), the host unchanged. */
+static void faster_gpu(void) {
+    const double te = M(D("tpot_ms_eager_b1_d%.0f")), te2 = T(D("forecast_2x_tpot_ms_eager_b1_d%.0f"));
+    const double te10 = T(D("forecast_10x_tpot_ms_eager_b1_d%.0f")), tg = M("tpot_ms_graph_b1_d0");
+    const double tg2 = T("forecast_2x_tpot_ms_graph_b1_d0"), tg10 = T("forecast_10x_tpot_ms_graph_b1_d0");
+    fprintf(out, "**A faster GPU (mistake #14).** ");
+    if (isnan(te) || isnan(te2) || isnan(te10) || isnan(tg) || isnan(tg2) || isnan(tg10)) {
+        fprintf(out, "Not run (make day11): its timeline model replays the steps on a faster GPU.\n\n");
+        return;
+    }
+    fprintf(out, "day11's timeline model replays this GPU's steps on one 2× and 10× faster (bandwidth, peak and each "
+                 "kernel's fixed cost; the same host). The emulated HF eager step: %s ms measured, %s ms on 2×, %s ms on "
+                 "10× (×%s): its host's launches set it. The graph step: %s ms, %s ms, %s ms (×%s): it follows the "
+                 "GPU. A faster GPU shortens what the GPU does, not what the host does.\n\n", num(te), num(te2),
+            num(te10), num(te / te10), num(tg), num(tg2), num(tg10), num(tg / tg10));
+}
+
 static void beyond_the_week(void) {
     fprintf(out, "**Beyond the week: one kernel per step.** Not one of the lesson's four modes: `persistent` runs the "
                  "whole decode step as one kernel resident on every SM, each block waiting only for the tiles it reads "
@@ -952,6 +970,7 @@ void report_write(const char *results) {
     timelines();
     chart_parts();
     experiment_log();
+    faster_gpu();
     beyond_the_week();
     your_pytorch_run();
     fclose(out);

@@ -73,6 +73,7 @@ ok "full: step 3a, unfused int8, measured, slower, with its bytes" "grep -q '^| 
 ok "full: step 3b, fused int8, measured, faster, half the bytes, against the 16-bit floor" "grep -q '^| 3b | .* | 0.641 ms | .* | TPOT -27.7%; 1.04 GB a step, 0.501× fp16.s; 1.40× the 16-bit floor' $tmp/full/REPORT.md"
 ok "full: the unfused row comes before the fused one" "[ \$(grep -n '^| 3a |' $tmp/full/REPORT.md | cut -d: -f1) -lt \$(grep -n '^| 3b |' $tmp/full/REPORT.md | cut -d: -f1) ]"
 ok "full: the headline rows say they are the emulated HF eager regime" "[ \$(table $tmp/full | grep -c 'emulated HF eager') -ge 9 ]"
+ok "full: a faster GPU (mistake #14): the eager step stays, the graph step follows, from day11's forecast rows" "grep -qE '^\*\*A faster GPU \(mistake #14\)\.\*\* day11.s timeline model .*The emulated HF eager step: [0-9.]+ ms measured, 24.6 ms on 2×, 24.6 ms on 10× .*The graph step: [0-9.]+ ms, 0.465 ms, 0.115 ms' $tmp/full/REPORT.md"
 ok "full: beyond the week: persistent's TPOT and ratio beside graph's, and what it removed" "grep -q 'Beyond the week: one kernel per step.*TPOT 0.62 ms, 1.36× the floor, against graph.s 0.847 ms (-26.8%), bare C launches; with the dispatcher 0.662 ms against graph.s 0.887 ms.*kernels per step, each a boundary the next kernel waits at, 113 → 1; busy ratio, bare C, batch 1: 98.7% against graph.s 94.1% (day11)' $tmp/full/REPORT.md"
 ok "full: the loop starts from the emulated HF eager step, one change a line" "grep -q '^| 1 | .* | CUDA graph of the same kernels' $tmp/full/REPORT.md && grep -q '^| 2 | .* | the kit.s fused kernels' $tmp/full/REPORT.md"
 
@@ -98,6 +99,7 @@ ok "none: every item says not run" "[ $(table $tmp/none | grep -c 'not run (make
 ok "none: every chart says not run" "[ $(grep -c '^\*[^*].*not run (make day' $tmp/none/REPORT.md) = 6 ]"
 ok "none: no PNG drawn" "[ -z \"\$(ls $tmp/none/*.png 2>/dev/null)\" ]"
 ok "none: the log says which day to run" "grep -q '^| 0 |.*not run (make day09).*not run (make day11)' $tmp/none/REPORT.md"
+ok "none: the faster GPU says which day to run" "grep -q '^\*\*A faster GPU (mistake #14)\.\*\* Not run (make day11)' $tmp/none/REPORT.md"
 ok "none: beyond the week says which day to run" "grep -q 'Beyond the week: one kernel per step.*TPOT not run (make day09)\.\$' $tmp/none/REPORT.md"
 ok "none: no blank cell in the log" "! grep '^| [0-9] |' $tmp/none/REPORT.md | grep -qE '\\|  *\\|'"
 
