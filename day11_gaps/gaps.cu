@@ -646,10 +646,11 @@ int main(int argc, char **argv) {
         replay_build(r, graph ? find(res, n, base, r->batch, 0) : r, graph, pdl && base == MODE_FUSED);
         if (!r->replayable) printf("replay_%s=not replayable (%s)\n", r->name, r->why_not);
     }
-    /* the fit: e and c per class from batch 1's ops (batch 32 is held out: the replay must
-     * reproduce what it did not see); latency, gaps measured */
-    /* the bandwidth e is a fraction of: what a device-to-device copy reaches, measured here as
-     * on the T4 (its datasheet's figure is not what any kernel sees) */
+    /* The fit: e and c per class from batch 1's ops (batch 32 is held out: the replay must
+     * reproduce what it did not see), against the bandwidth a device-to-device copy reaches,
+     * measured here as on the T4 (a datasheet's figure is not what any kernel sees); the
+     * latency from the full trace; the graph gaps start at the kernel trace's and replay_fit
+     * takes them, and the synchronize's cost, from the untraced TPOT. */
     ReplayGpu here = {"", gpu_measure_copy(&g, (size_t)1 << 30), g.fp16_tflops, pdl};
     const char *short_name = strncmp(g.name, "NVIDIA ", 7) ? g.name : g.name + 7;   /* "H200" */
     for (int i = 0; short_name[i] && i < (int)sizeof here.name - 1; i++)
@@ -682,10 +683,12 @@ int main(int argc, char **argv) {
         }
         report(DAY, "replay_latency_us", NAN, fit.latency_us, "us",
                "eager b1 d14 (full trace): median launch call + median call end -> kernel start");
-        report(DAY, "replay_gap_us", NAN, fit.gap_us, "us", "graph_eager b1 d0 (kernel trace): idle per op boundary");
+        report(DAY, "replay_gap_us", NAN, fit.gap_us, "us",
+               "between two graph nodes without PDL: the graph steps' untraced TPOT less their kernels, per boundary");
         report(DAY, "replay_gap_pdl_us", NAN, fit.gap_pdl_us, "us",
-               pdl ? "graph b1 d0 (kernel trace): idle per op boundary under PDL" : "no PDL here: the gap without it");
-        report(DAY, "replay_sync_us", NAN, fit.sync_us, "us", "fitted: the median of measured - replayed TPOT, batch 1");
+               pdl ? "the same under PDL (the fused graph steps)" : "no PDL here: the gap without it");
+        report(DAY, "replay_sync_us", NAN, fit.sync_us, "us",
+               "fitted: the median of measured - replayed TPOT, batch 1's steps that are not graphs");
 
         printf("%-20s %9s %9s %7s %7s %7s %9s %7s\n", "config", "TPOT ms", "replayed", "off %", "busy %", "replay",
                "T4 ms", "T4 busy");

@@ -12,10 +12,13 @@
  * submit_i is when the host began op i's launch call, from the launch path's own clock in an
  * untraced run (a tracer would stretch the host side it is meant to replay); in a graph every
  * kernel's submit is the graph launch's. bytes and flops are what the launch site says the op
- * moves and computes (gpu/launch.h's op_cost). e, f and c are fitted per kernel class on the
- * GPU at hand from the kernel-only trace (replay_fit); latency, gap and sync are measured
- * there too. Then the step's TPOT is max(last end, the host's hand-over) + sync, its busy ratio
- * the kernels' time over that, its gaps the idle stretches between kernels.
+ * moves and computes (gpu/launch.h's op_cost); bw is what a device-to-device copy reaches on
+ * the GPU (not its datasheet: no kernel sees that), so e carries over to a GPU whose copy was
+ * measured. e and c are fitted per kernel class on the GPU at hand from the kernel-only trace
+ * (replay_fit); f is assumed, as no decode op at batch 1 is compute-bound; the latency comes
+ * from the full trace, the gap between two graph nodes and the synchronize's cost from the
+ * untraced TPOT. Then the step's TPOT is max(last end, the host's hand-over) + sync, its busy
+ * ratio the kernels' time over that, its gaps the idle stretches between kernels.
  *
  * An op is one launch from the host (op_begin); its kernels are counted as one: cuBLAS's
  * split-K reduce after a GEMM is part of the GEMM's op. Plain C, no CUDA: the tests replay
