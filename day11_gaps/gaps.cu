@@ -783,9 +783,7 @@ int main(int argc, char **argv) {
             const ReplayResult q1 = replay_median(r, &here, &fit, 1, NULL);
             printf("%-16s here %.3f ms (busy %.0f%%)", r->name, q1.tpot_ms, q1.busy_pct);
             for (int k : SPEEDUPS) {
-                ReplayGpu fast = here;
-                snprintf(fast.name, sizeof fast.name, "%dx", k);
-                fast.bw_gbs *= k, fast.tflops *= k;
+                const ReplayGpu fast = replay_faster(&here, k);
                 const ReplayResult q = replay_median(r, &fast, &fit, 1.0 / k, NULL);
                 printf(", %dx: %.3f ms (x%.2f, busy %.0f%%)", k, q.tpot_ms, q1.tpot_ms / q.tpot_ms, q.busy_pct);
                 char key[64], note[160];

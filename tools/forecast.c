@@ -91,16 +91,6 @@ static ReplayGpu parse_gpu(const char *text) {
     return g;
 }
 
-/* The fitted GPU k times faster in every kernel: bandwidth and peak x k (c / k comes with the
- * target's c_scale). */
-static ReplayGpu faster(const ReplayGpu *g, double k, const char *name) {
-    ReplayGpu f = *g;
-    snprintf(f.name, sizeof f.name, "%s", name);
-    f.bw_gbs *= k;
-    f.tflops *= k;
-    return f;
-}
-
 /* A measured value, or "-" when it was not measured. */
 static void cell(double v, int width) {
     if (isnan(v)) printf(" %*s", width, "-");
@@ -185,8 +175,8 @@ int main(int argc, char **argv) {
     Target t[] = {
         {"fitted", g, 1, what_fitted},
         {"t4", REPLAY_T4, 1, "a T4"},
-        {"2x", faster(&g, 2, "2x"), 0.5, what_2x},
-        {"10x", faster(&g, 10, "10x"), 0.1, what_10x},
+        {"2x", replay_faster(&g, 2), 0.5, what_2x},
+        {"10x", replay_faster(&g, 10), 0.1, what_10x},
         {"t4_c0.5", REPLAY_T4, 0.5, "a T4, each op's fixed cost halved"},
         {"t4_c2", REPLAY_T4, 2, "a T4, each op's fixed cost doubled"},
         {"", mine, 1, "your GPU"},

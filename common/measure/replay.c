@@ -46,6 +46,14 @@ int replay_class_of_kernel(const char *kernel) {
 
 const ReplayGpu REPLAY_T4 = {"t4", 240, 65, 0};
 
+ReplayGpu replay_faster(const ReplayGpu *gpu, double k) {
+    ReplayGpu f = *gpu;
+    snprintf(f.name, sizeof f.name, "%gx", k);
+    f.bw_gbs *= k;
+    f.tflops *= k;
+    return f;
+}
+
 /* ---- the model ------------------------------------------------------------------------ */
 
 double replay_dur_us(const ReplayOp *op, const ReplayGpu *gpu, const ReplayFit *fit, double c_scale) {

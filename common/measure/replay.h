@@ -71,6 +71,10 @@ typedef struct {
 extern const ReplayGpu REPLAY_T4;
 #define REPLAY_T4_DATASHEET_GBS 320.0
 
+/* gpu k times faster in every kernel, named "<k>x": bandwidth and peak x k; replay it with a
+ * c_scale of 1 / k for each op's fixed cost (mistake #14's "a GPU 2x faster"). */
+ReplayGpu replay_faster(const ReplayGpu *gpu, double k);
+
 /* The fitted and measured constants, per class where they depend on the kernel. */
 typedef struct {
     double e[RC_COUNT];        /* bandwidth efficiency against a copy: bytes / (bw x e) (0 < e <= REPLAY_E_MAX) */

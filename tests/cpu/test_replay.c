@@ -122,6 +122,11 @@ static void durations(void) {
           replay_dur_us(&none, &g, &f, 1));
     CHECK(near(replay_dur_us(&comp, &g, &f, 0.5), 21, 1e-12) && near(replay_dur_us(&comp, &g, &f, 2), 24, 1e-12),
           "c x 0.5 and x 2: %g and %g us", replay_dur_us(&comp, &g, &f, 0.5), replay_dur_us(&comp, &g, &f, 2));
+    /* 10x faster: bandwidth and peak x 10, and with c / 10 every op a tenth as long */
+    const ReplayGpu g10 = replay_faster(&g, 10);
+    CHECK(!strcmp(g10.name, "10x") && g10.bw_gbs == 10 * g.bw_gbs && g10.tflops == 10 * g.tflops && g10.pdl == g.pdl &&
+              near(replay_dur_us(&comp, &g10, &f, 0.1), replay_dur_us(&comp, &g, &f, 1) / 10, 1e-12),
+          "replay_faster: %s, %g GB/s, %g TFLOP/s", g10.name, g10.bw_gbs, g10.tflops);
 }
 
 /* ---- the fit ----------------------------------------------------------------------- */
