@@ -113,12 +113,11 @@
  *                        with e and c fitted per kernel class on batch 1 here. It reproduces the
  *                        untraced TPOT (`replay_tpot_ms_eager_b1_d14`'s theory 24.6-26.6 ms
  *                        (H200) against the measured value, `replay_tpot_ms_graph_b1_d0`'s 0.90 ms
- *                        (H200)) and batch 32, held out, where the kernels are cuBLAS's or the
- *                        step is host-bound; the kit's fused step at batch 32 it does not:
- *                        `replay_tpot_ms_fused_b32_d0`'s theory 1.09-1.12 ms (H200) against a
- *                        measured 1.64-1.65 ms, its GEMVs at 32 rows running their tensor-core work
- *                        at `replay_gemv_f_b32` 0.060-0.061 (H200) of the peak, which no batch-1 op
- *                        shows (the fit assumes 0.6). Mistake #14: replayed on this GPU 10x faster,
+ *                        (H200)) and batch 32, held out of the fit. f, which batch 1 cannot show,
+ *                        comes from the kit's GEMV timed alone at 32 rows: `replay_f_gemv`
+ *                        0.059-0.061 (H200) of the tensor-core peak; with it
+ *                        `replay_tpot_ms_fused_b32_d0`'s theory 1.58-1.60 ms (H200) against a
+ *                        measured 1.63-1.65 ms. Mistake #14: replayed on this GPU 10x faster,
  *                        `forecast_10x_tpot_ms_eager_b1_d14` 24.6-26.6 ms (H200 runs): the
  *                        overhead-bound step does not move; `forecast_10x_tpot_ms_graph_b1_d0`
  *                        0.113-0.116 ms (H200 runs): the graph step follows the GPU (x7.8).
@@ -668,9 +667,24 @@ int main(int argc, char **argv) {
     if (!ehf->replayable || !gr0->replayable || replay_fit(fitset, nfit, &here, &fit, err, sizeof err) != 0) {
         printf("replay=not fitted (%s)\n", ehf->replayable && gr0->replayable ? err : "eager or graph not replayable");
     } else {
+        /* f, which batch 1 cannot show (its GEMVs' FLOPs take a fraction of their bytes' time):
+         * the kit's GEMV timed alone at 32 rows, less the gap between two launches */
+        double gb, gf;
+        const double gus = gpu_model_time_gemv(x.m, 32, &gb, &gf);
+        const double f = replay_fit_f(&fit, &here, RC_GEMV, gb, gf, gus - fit.gap_us);
         printf("fit: on batch 1's %d steps (%d configurations x %d), every op's time = max(bytes / (%.0f GB/s, a "
-               "copy's, x e), FLOPs / (%.0f TFLOP/s x f)) + c; f = %.1f assumed (no decode op is compute-bound)\n", nfit,
-               nfit / STEPS, STEPS, here.bw_gbs, here.tflops, REPLAY_F_ASSUMED);
+               "copy's, x e), FLOPs / (%.0f TFLOP/s x f)) + c\n", nfit, nfit / STEPS, STEPS, here.bw_gbs, here.tflops);
+        if (isfinite(f))
+            printf("f: the kit's gate/up GEMV alone at 32 rows (%d launches back to back, not a step) took %.1f us a "
+                   "launch, %.1f more than its bytes: its FLOPs ran at f = %.3f of the peak; the other classes keep "
+                   "%.1f assumed (no decode op of theirs is compute-bound)\n", gpu_model_config(x.m)->n_layers, gus,
+                   gus - fit.c_us[RC_GEMV] - gb / (here.bw_gbs * 1e3 * fit.e[RC_GEMV]), f, REPLAY_F_ASSUMED);
+        else
+            printf("f: the kit's gate/up GEMV alone at 32 rows took %.1f us a launch, within its bytes' time: its "
+                   "FLOPs do not show; every class keeps f = %.1f assumed\n", gus, REPLAY_F_ASSUMED);
+        report(DAY, "replay_f_gemv", NAN, fit.f[RC_GEMV], "",
+               isfinite(f) ? "the kit's GEMV alone at 32 rows: its FLOPs / (peak x (time - c)); a calibration, not a step"
+                           : "assumed: the GEMV alone at 32 rows took no longer than its bytes");
         for (int k = 0; k < RC_COUNT; k++) {
             if (!fit.n[k]) continue;
             char key[64], note[200];
@@ -728,33 +742,6 @@ int main(int argc, char **argv) {
         }
         printf("replay_worst: TPOT off by %+.1f%% at most (%s), busy by %+.1f points (%s); batch 32 was held out of "
                "the fit\n", worst_t, wt, worst_b, wb);
-        /* What the held-out batch 32 shows that batch 1 cannot: where the kit's GEMVs at 32 rows
-         * take longer than their bytes allow, the share of the tensor-core peak that would explain
-         * it (f; the fit assumes REPLAY_F_ASSUMED, since no op at batch 1 is compute-bound). */
-        const Result *f32 = find(res, n, MODE_FUSED, 32, 0);
-        if (f32->replayable) {
-            double fs[STEPS * 128];
-            int nf = 0, ng = 0;
-            for (int i = 0; i < STEPS; i++)
-                for (int k = 0; k < f32->rs[i].n; k++) {
-                    const ReplayOp *o = &f32->rs[i].ops[k];
-                    if (o->cls != RC_GEMV) continue;
-                    ng++;
-                    const double work = o->dur_us - fit.c_us[RC_GEMV], mem = o->bytes / (here.bw_gbs * 1e3 * fit.e[RC_GEMV]);
-                    if (work > 1.2 * mem && o->flops > 0 && nf < (int)(sizeof fs / sizeof fs[0]))
-                        fs[nf++] = o->flops / (here.tflops * 1e6 * work);
-                }
-            if (nf) {
-                const double fm = median_of(fs, nf);
-                printf("held out: at batch 32, %d of the kit's %d GEMV launches ran longer than their bytes allow: their "
-                       "tensor-core work at f = %.3f of the %.0f TFLOP/s peak would explain it (the fit assumes %.1f, "
-                       "which no batch-1 op can show)\n", nf, ng, fm, here.tflops, REPLAY_F_ASSUMED);
-                report(DAY, "replay_gemv_f_b32", REPLAY_F_ASSUMED, fm, "",
-                       "fused b32 d0: the share of the fp16 peak the GEMVs' FLOPs ran at where longer than their bytes "
-                       "allow (theory: the fit's assumption)");
-            }
-        }
-
         /* the T4's unknowns: c (a T4 clocks lower than this GPU; its small kernels take longer) */
         printf("T4 sensitivity (c halved / as fitted / doubled):");
         const Result *pick[2] = {ehf, gr0};

@@ -36,6 +36,7 @@
 #include "model/model.h"
 #include "model/theory.h"
 #include "model/eager_ops.h"
+#include "measure/stats.h"
 
 const char *mode_name(Mode m) {
     static const char *n[] = {"eager", "fused", "graph", "graph_eager", "persistent"};
@@ -529,3 +530,39 @@ const char *gpu_model_disk_dtype(const GpuModel *m) { return m->w.disk_dtype; }
 cudaStream_t gpu_model_stream(const GpuModel *m) { return m->st; }
 int gpu_model_pdl(const GpuModel *m) { return m->pdl; }
 unsigned long long gpu_model_checksum(GpuModel *m) { return gpu_weights_checksum(&m->w, m->st); }
+
+double gpu_model_time_gemv(GpuModel *m, int B, double *bytes, double *flops) {
+    if (B < 1 || B > m->max_batch || B > GEMV_MAX_ROWS)
+        die("gpu_model_time_gemv: %d rows; the model holds %d (and the GEMV at most %d)", B, m->max_batch, GEMV_MAX_ROWS);
+    const Config *c = &m->c;
+    const int prologue = B <= GEMV_NORM_ROWS, L = c->n_layers;
+    const double dispatch = g_launch.dispatch_us;
+    g_launch.dispatch_us = 0;
+    OpRecord rec;
+    cudaEvent_t a, b;
+    CUDA_CHECK(cudaEventCreate(&a));
+    CUDA_CHECK(cudaEventCreate(&b));
+    double us[4];
+    for (int round = 0; round < 4; round++) {           /* round 0 warms up, and records the op's cost */
+        if (round == 0) launch_record(&rec, 1);
+        CUDA_CHECK(cudaEventRecord(a, m->st));
+        for (int l = 0; l < L; l++) {
+            const LayerWeights *W = &m->w.layer[l];
+            gemv(m, 0, P_GATE_UP, l, EPI_SILU_MUL, &W->wgu, (GemvArgs){
+                .N = 2 * c->ffn_dim, .K = c->dim, .x = prologue ? m->hidden : m->xn, .x_stride = c->dim, .B = B,
+                .norm_w = prologue ? W->ffn_norm : NULL, .eps = c->norm_eps, .y = m->act, .y_stride = c->ffn_dim,
+                .part = m->gemv_part, .counter = m->gemv_counter});
+            if (round == 0 && l == 0) launch_record_stop();
+        }
+        CUDA_CHECK(cudaEventRecord(b, m->st));
+        CUDA_CHECK(cudaEventSynchronize(b));
+        float ms;
+        CUDA_CHECK(cudaEventElapsedTime(&ms, a, b));
+        us[round] = 1e3 * ms / L;
+    }
+    CUDA_CHECK(cudaEventDestroy(a));
+    CUDA_CHECK(cudaEventDestroy(b));
+    g_launch.dispatch_us = dispatch;
+    *bytes = rec.bytes, *flops = rec.flops;
+    return median_of(us + 1, 3);
+}

@@ -57,6 +57,12 @@ cudaStream_t gpu_model_stream(const GpuModel *m);
 int gpu_model_pdl(const GpuModel *m);
 /* An order-free hash of every weight on the GPU: equal weights, equal checksum. */
 unsigned long long gpu_model_checksum(GpuModel *m);
+/* A calibration for the timeline model (measure/replay.h): the fused step's gate/up GEMV for
+ * B rows (B <= max_batch), alone, one launch per layer back to back (each layer's own weights,
+ * so they come from memory as in a step), no dispatcher, no PDL; three rounds timed with CUDA
+ * events, the median round's time per launch in us. *bytes and *flops: the op's cost as the
+ * launch path records it. Overwrites the step's scratch (act), not its cache or tokens. */
+double gpu_model_time_gemv(GpuModel *m, int B, double *bytes, double *flops);
 
 /* Prefill `n` prompt tokens into every batch row (rows restart at position 0) and
  * write the first new token of each row to device memory. Does not synchronize. The prefill

@@ -56,6 +56,13 @@ ReplayGpu replay_faster(const ReplayGpu *gpu, double k) {
 
 /* ---- the model ------------------------------------------------------------------------ */
 
+double replay_fit_f(ReplayFit *fit, const ReplayGpu *gpu, int cls, double bytes, double flops, double dur_us) {
+    if (cls < 0 || cls >= RC_COUNT || !(flops > 0) || !(gpu->tflops > 0)) return NAN;
+    const double work = dur_us - fit->c_us[cls], mem = bytes / (gpu->bw_gbs * 1e3 * fit->e[cls]);
+    if (!(work > 1.2 * mem)) return NAN;   /* also for a NaN duration */
+    return fit->f[cls] = flops / (gpu->tflops * 1e6 * work);
+}
+
 double replay_dur_us(const ReplayOp *op, const ReplayGpu *gpu, const ReplayFit *fit, double c_scale) {
     if (op->cls < 0 || op->cls >= RC_COUNT) return NAN;   /* not a class: no constants to model it with */
     const double mem = op->bytes / (gpu->bw_gbs * 1e3 * fit->e[op->cls]);

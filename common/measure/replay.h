@@ -112,6 +112,12 @@ typedef struct {
  * 0, or -1 with one sentence in err (no op has a duration, a GPU with no bandwidth). */
 int replay_fit(const ReplayStep *steps, int nsteps, const ReplayGpu *gpu, ReplayFit *fit, char *err, size_t cap);
 
+/* f of class cls from one of its ops timed alone at a size where its FLOPs show (a calibration
+ * the fit's batch-1 steps cannot give: dur_us = flops / (peak f) + c, the class's c as fitted).
+ * Sets fit->f[cls] and returns it; where the time is within 1.2x what the op's bytes take at
+ * the class's e, the FLOPs do not show, and it returns NAN and leaves f as it was. */
+double replay_fit_f(ReplayFit *fit, const ReplayGpu *gpu, int cls, double bytes, double flops, double dur_us);
+
 /* An op's modelled duration on gpu with fit's class constants, c scaled by c_scale (1 = as
  * fitted; the sensitivity line uses 0.5 and 2). */
 double replay_dur_us(const ReplayOp *op, const ReplayGpu *gpu, const ReplayFit *fit, double c_scale);

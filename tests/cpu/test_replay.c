@@ -7,7 +7,7 @@
  *       crossover (launches dur + gap apart), where both rules give the same start; a graph
  *       step under PDL on a GPU with it and on the T4; a host that hands over after the last
  *       kernel; an empty step;
- *   (2) replay_dur_us: memory-bound, compute-bound, no flops, c scaled;
+ *   (2) replay_dur_us: memory-bound, compute-bound, no flops, c scaled; replay_fit_f;
  *   (3) replay_fit on ops made with known e and c: two classes that show their bandwidth get
  *       their own, a class of tiny ops the pooled e and its c, a class with none the median c;
  *       a negative intercept clamped and the slope refitted through the origin; e > 1 pooled;
@@ -122,6 +122,16 @@ static void durations(void) {
           replay_dur_us(&none, &g, &f, 1));
     CHECK(near(replay_dur_us(&comp, &g, &f, 0.5), 21, 1e-12) && near(replay_dur_us(&comp, &g, &f, 2), 24, 1e-12),
           "c x 0.5 and x 2: %g and %g us", replay_dur_us(&comp, &g, &f, 0.5), replay_dur_us(&comp, &g, &f, 2));
+    /* replay_fit_f: 1 GFLOP in 22 us with c 2 is f 0.5 again; within its bytes' time (the 1 MB
+     * op in 4 us, or 2.3: under 1.2x its 2 us) f does not show, and stays */
+    ReplayFit f2 = f;
+    f2.f[RC_GEMV] = 0.6;
+    CHECK(near(replay_fit_f(&f2, &g, RC_GEMV, 1e6, 1e9, 22), 0.5, 1e-12) && near(f2.f[RC_GEMV], 0.5, 1e-12),
+          "replay_fit_f: a 1 GFLOP op in 22 us is f = %g", f2.f[RC_GEMV]);
+    f2.f[RC_GEMV] = 0.6;
+    CHECK(isnan(replay_fit_f(&f2, &g, RC_GEMV, 1e6, 1e6, 4)) && isnan(replay_fit_f(&f2, &g, RC_GEMV, 1e6, 1e9, 4.3)) &&
+              isnan(replay_fit_f(&f2, &g, RC_GEMV, 1e6, 1e9, NAN)) && isnan(replay_fit_f(&f2, &g, RC_GEMV, 1e6, 0, 50)) &&
+              f2.f[RC_GEMV] == 0.6, "replay_fit_f: no f where the time is the bytes' (f stays %g)", f2.f[RC_GEMV]);
     /* 10x faster: bandwidth and peak x 10, and with c / 10 every op a tenth as long */
     const ReplayGpu g10 = replay_faster(&g, 10);
     CHECK(!strcmp(g10.name, "10x") && g10.bw_gbs == 10 * g.bw_gbs && g10.tflops == 10 * g.tflops && g10.pdl == g.pdl &&

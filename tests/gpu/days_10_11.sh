@@ -98,20 +98,16 @@ ok $? "busy graph b1 ($gg%) > busy eager b1 ($ge%)"
 
 # the timeline model (day11 section 8): every configuration replayed within 10% of its untraced
 # TPOT and 5 points of its busy ratio, batch 32 (held out of the fit) within 8; T4 and faster-GPU
-# forecasts for every configuration and the two headline steps; the saved steps replay in bin/forecast.
-# Outside the model, said so by day11: the fused step at batch 32 (fused_b32, graph_b32), whose
-# GEMVs run longer than their bytes allow, at a share f of the tensor-core peak that no batch-1
-# op shows (the fit assumes 0.6; day11 prints the f that would explain it, a row below it)
+# forecasts for every configuration and the two headline steps; the saved steps replay in
+# bin/forecast. f, which batch 1 cannot show, from the kit's GEMV timed alone at 32 rows
 theory() { awk -F'\t' -v d="$1" -v k="$2" '$1 == d && $2 == k { print $3 }' "$rows"; }
-f=$(row day11 replay_gemv_f_b32)
-grep -q '^held out: at batch 32, [0-9]* of the kit.s [0-9]* GEMV launches ran longer than their bytes allow' "$tmp/day11.log" &&
-  awk -v f="$f" 'BEGIN { exit !(f > 0 && f < 0.6) }'
-ok $? "day11 says where the model stops: the batch-32 GEMVs at f = $f of the peak, below the fit's 0.6"
+f=$(row day11 replay_f_gemv)
+grep -q '^f: the kit.s gate/up GEMV alone at 32 rows' "$tmp/day11.log" && awk -v f="$f" 'BEGIN { exit !(f > 0 && f <= 1) }'
+ok $? "day11 calibrates the GEMVs' f alone at 32 rows: f = $f"
 for c in $cfgs; do
   t=$(theory day11 forecast_t4_tpot_ms_$c) b=$(theory day11 forecast_t4_busy_$c) g=$(theory day11 forecast_t4_gpu_ms_per_step_$c)
   awk -v t="$t" -v b="$b" -v g="$g" 'BEGIN { exit !(t > 0 && b > 0 && b <= 100 && g > 0 && g <= t) }'
   ok $? "day11 forecasts $c on a T4: $t ms, $b%, $g ms of kernels"
-  case $c in fused_b32_*|graph_b32_*) continue;; esac
   t=$(theory day11 replay_tpot_ms_$c) m=$(row day11 replay_tpot_ms_$c)
   awk -v t="$t" -v m="$m" 'BEGIN { exit !(t > 0 && m > 0 && t < 1.1 * m && t > 0.9 * m) }'
   ok $? "day11 replays $c within 10%: $t ms against $m ms measured"
