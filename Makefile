@@ -204,6 +204,12 @@ reference: gpu-check
 	$(BIN)/$(filter day12_%,$(DAY_DIRS))
 	cp results/REPORT.md results/rows.tsv results/*.png $(REF)/
 	-$(BIN)/check_answers answers/claims.tsv results/rows.tsv > $(REF)/CHECK.txt
+# The prose a student reads (each day's essay, the READMEs): every number quoted from a row
+# against every reference run (tools/check_prose.c). After make reference has moved the rows,
+# make check-prose FIX=1 requotes the stale ranges; the sentences around them are yours to read.
+PROSE := README.md answers/README.md $(REF)/README.md $(wildcard day*/*.cu) day12_report/report.c
+check-prose: $(BIN)/check_prose
+	$(BIN)/check_prose $(if $(FIX),--fix,) $(PROSE)
 # make reference's two steps around what it keeps (targets of their own, so tests/cpu/makefile.sh
 # runs them on a scratch copy): everything of the last reference goes but REF_KEEP; then the
 # PyTorch run's rows (day "trace") replace any in results/rows.tsv, or it says they are missing.
@@ -241,6 +247,6 @@ dist:
 clean:
 	rm -rf build build-t4 bin
 
-.PHONY: all programs gpu-programs test test-gpu test-gpu-t4 dist deps deps-check gpu-check model clean bench check-answers \
+.PHONY: all programs gpu-programs test test-gpu test-gpu-t4 dist deps deps-check gpu-check model clean bench check-answers check-prose \
         reference reference-clear reference-pytorch report $(DAYS) day12 fuzz fuzz-build
 .DEFAULT_GOAL := all
