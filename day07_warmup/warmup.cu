@@ -1,50 +1,50 @@
 /* Day 07 · Why is the first run slow?
  *
- * The first generate() of a fresh process takes several times longer than the second, and
- * the model has nothing to do with it. This program takes the first run apart. It starts
- * itself again as fresh processes (a process can be "first" only once) and, in each, times
- * the things a first run pays for and a second does not:
+ * The question (acceptance question 1): the first generate() of a fresh process takes several
+ * times longer than the second, and the model has nothing to do with it. What does a first run
+ * pay for? The lesson's answer: the CUDA context (driver, library handles, the first blocks of
+ * device memory: hundreds of milliseconds to seconds), a kernel chosen per matrix shape (cuBLAS
+ * may try candidates the first time a shape appears, then caches its pick), and clocks rising
+ * from idle. Warm-up runs pay for all of it outside the timed window.
  *
- *   process start -> CUDA context ready   loading the driver, cuBLAS' shared libraries and
- *                                         the context: hundreds of milliseconds to seconds
- *   cuBLAS handle                         the library's own set-up and workspace
- *   the first GEMM of each shape          cuBLAS picks a kernel for the shape and the driver
- *                                         loads that kernel's module on first use (CUDA's lazy
- *                                         loading): the second call of the same shape is fast
- *   weight load                           disk -> GPU (or, with no --model, generating the
- *                                         synthetic weights on the GPU)
- *   the first generate vs the second      the model's own kernels and shapes, first time round
+ * A process can be "first" only once, so this program starts itself again as fresh processes
+ * (three rounds) and, in each, times what a first run pays for and a second does not:
  *
- * Then, in this process, the lesson's acceptance bar for a number you may believe: 10 warm
- * generates whose range is within 10% of their median, printed sample by sample. And two
- * reconciliations with Day 7's arithmetic: the device memory the weights take (2.20 GB for
- * TinyLlama in fp16: 4.4 GB would mean fp32) with the dtype on disk vs the dtype computed in
- * (lesson mistake #1: a T4 has no bf16 tensor cores; the kit always computes in fp16), and
- * whether Llama-2-7B would fit on this GPU (13.5 GB of weights + 1.5 GB of framework = 15 GB:
- * on a T4's ~15 GB nothing is left for the KV cache).
+ *   context_ms          process start -> cudaFree(0) returned: exec, loading cudart and cuBLAS'
+ *                       shared libraries, creating the context
+ *   cublas_handle_ms    cublasCreate: the library's own set-up and workspace
+ *   first_gemm_ms       the first GEMM of a shape, against second_gemm_ms, the same call again:
+ *                       cuBLAS picks a kernel and the driver loads its module on first use
+ *                       (lazy loading); a shape seen before in the process (v after k) is fast
+ *   load_ms             the weights onto the GPU (without --model: generated there, seeded)
+ *   first_generate_ms   the first generate against the second, split into the prefill, the
+ *                       first decode step and the rest
+ *
+ * Then, in this process, the lesson's bench() on 10 warm generates (a 64-token prompt, 32 new
+ * tokens, eager, batch 1) after at least 3 warm-ups and one second, held to the lesson's bar:
+ * range / median under 10%. And two reconciliations with the lesson's arithmetic: the weights'
+ * device memory (the lesson: 1.1e9 x 2 bytes = 2.2 GB in fp16; 4.4 GB would mean fp32) with
+ * the dtype on disk against the one computed in (mistake #1: a T4 has no bf16 tensor cores; the
+ * kit always computes in fp16), and whether Llama-2-7B fits (the lesson: 13.5 GB of weights +
+ * 1.5 GB of framework = 15 GB, all of a T4's usable memory: nothing left for the KV cache).
  *
  * Build and run:   make day07      (or: make bin/day07_warmup && bin/day07_warmup [--model DIR])
+ *                  --verbose also echoes every line of the fresh processes
  *
- * What to expect (a summary; --verbose also echoes the fresh processes' ~100 lines; rows in
- * results/rows.tsv). H200: six runs of this kit (synthetic weights); T4: estimates:
- *   context_ms          `context_ms` 216-228 ms (H200) (54-74 of them before main(): exec and loading
- *                       the libraries); T4 (Colab): 200-1000 ms
- *   cublas_handle_ms    2-4 ms
- *   first_gemm_ms       H200: 88-126 ms for the first cuBLAS GEMM of a process, 1-20 ms for each new
- *                       shape after it, against second_gemm_ms 0.05 ms; a shape seen before in the
- *                       process (v after k) is fast on its first call
- *   first_generate_ms   `first_over_warm` 2.1-2.4x (H200): `first_generate_ms` 431-457 ms against
- *                       `warm_generate_ms` 187-203 ms (H200); the excess sits in the first prefill
- *                       and the first decode step, not in later steps
- *   warm_generate_ms    (64-token prompt + 32 new tokens, eager, bare C launches: the eager prefill
- *                       and 31 steps of 903 launches) `warm_generate_ms` 187-203 ms (H200); T4: 300-600 ms
- *   warm_range_pct      under 10 on a quiet machine; eager generates are host-bound, so a busy or
- *                       shared host breaks the bar (H200 VM: 1-32% in six runs, four over 10%, one or two slow
- *                       samples); then the samples say which part moved
- *   weight_gb           2.20 GB of weights; measured 2.42 with the KV cache and workspaces
- *   fit_7b_gb           15.0 GB needed: no room for the KV cache on a T4; ~250k tokens of it on an H200
- * It proves acceptance question 1 (why the first generate is slow: context, per-shape kernel
- * selection and loading, first allocations) and mistakes #1 (dtype) and #2 (first run timed).
+ * What to expect on a T4 (a summary block; rows in results/rows.tsv):
+ *   first_over_warm     several times, as the lesson says; the excess sits in the first prefill
+ *                       and the first decode step, not in the later steps
+ *   warm_generate_ms    the eager prefill plus 31 decode steps, each near day11's forecast
+ *                       `forecast_t4_tpot_ms_eager_b1_d0` 9.4 ms (H200 runs)
+ *   warm_range_pct      under 10 on a quiet machine; eager generates are host-bound, so a busy
+ *                       or shared host (a Colab VM is one) can break the lesson's bar: the
+ *                       fastest and slowest samples then say whether the prefill or the steps moved
+ *   weight_gb           theory the weights' bytes; measured a little more (the KV cache, workspace)
+ *   fit_7b_gb           theory what 7B needs; measured this GPU's memory; the note says whether
+ *                       it fits and how many tokens of 7B's KV cache the rest would hold
+ * The reference runs' figures are in answers/reference/README.md ("day07").
+ * It proves acceptance question 1 (context, per-shape kernel selection and loading, first
+ * allocations) and mistakes #1 (dtype) and #2 (the first run timed).
  */
 #include <math.h>
 #include <spawn.h>
