@@ -1,60 +1,51 @@
 /* Day 08 · What does an unsynchronized timer measure?
  *
- * The CPU and the GPU are two machines. A kernel launch puts work into a queue (a stream)
- * and returns at once; the GPU runs it later. A wall-clock timer read around the launch
- * without cudaDeviceSynchronize() (torch.cuda.synchronize()) measures how long the host
- * took to hand the work over, not how long the work took. This program shows it in numbers:
+ * The question (acceptance question 2): the CPU and the GPU are two machines. A kernel launch
+ * puts work into a queue (a stream) and returns at once; the GPU runs it later. A wall-clock
+ * timer read around the launches without cudaDeviceSynchronize() (torch.cuda.synchronize())
+ * measures how long the host took to hand the work over, not how long the work took, and the
+ * two have no fixed relation: about equal when the host is the bottleneck (many small kernels),
+ * nothing alike when the GPU is. The lesson's rule: synchronize before and after, report the
+ * median, and know which interval each clock measures (their difference is the host's part):
  *
- *   1. one decode step timed four ways: no sync; sync after only; sync before and after;
- *      CUDA events. Before each sample the previous request's prefill is still queued
- *      (someone else's tail), which is what the sync *before* is for.
- *   2. an 8192 x 8192 fp16 matmul (1.1 TFLOP) timed without a sync: an absurd TFLOP/s,
- *      tens of times this GPU's peak, next to the synced figure.
- *   3. the calls that synchronize although nobody asked them to: while ~50 ms of GPU work
- *      is queued, the host time of a device-to-host cudaMemcpy (the .item() of C), of
- *      cudaMalloc and cudaFree, and of waiting on the legacy default stream vs on a
- *      non-blocking stream.
- *   4. bench() (common/measure/timer.cu, the lesson's bench()) with and without the synchronize
- *      between the warm-up and the first sample (self-test 1).
- *   5. CUDA events against the wall clock for the same work: they measure different
- *      intervals, and the difference is the host's part (mistake #5).
+ *   wall clock    sync; t0 = now; work; sync; t1 = now     what a user waits (TPOT, TTFT)
+ *   CUDA events   record(a); work; record(b); elapsed(a,b)  the GPU's interval (one kernel)
+ *
+ * This program shows it in five parts:
+ *   1. one decode step timed four ways (no sync; sync after only; sync before and after; CUDA
+ *      events), eager (903 launches a step) and as a CUDA graph (one launch), each sample behind
+ *      a queued 200-token prefill, someone else's tail: the sync *before* is for it
+ *   2. an 8192 x 8192 fp16 matmul (2 x 8192^3 = 1.1e12 FLOP) timed without a sync, then synced
+ *   3. the calls that wait although nobody asked them to, each behind 50 ms (the program's
+ *      setting) of queued GPU work: a device-to-host cudaMemcpy (the .item() of C), cudaMalloc,
+ *      cudaFree, a wait on the legacy default stream and one on a non-blocking stream
+ *   4. bench() (common/measure/timer.cu, the lesson's) without and with its sync between the
+ *      warm-up and the first sample (self-test 1); 5. events against the synced wall clock
+ *      around the same call (mistake #5)
  *
  * Build and run:   make day08      (or: make bin/day08_timing && bin/day08_timing [--model DIR])
  *
- * What to expect (key=value lines; rows in results/rows.tsv). H200: the three reference runs
- * (answers/reference/runs/; eager, bare C launches: 903 a step; graph: 1); a T4 is the
- * lesson's estimate, or day11's timeline model (its forecast of the same runs for a T4:
- * `forecast_t4_*`, theory column):
- *   time_nosync_ms        the host's launch time: `time_nosync_ms` 5.29-6.12 ms (H200), about the
- *                         synced step, because the eager step is host-bound there (903 launches x
- *                         ~6.5 us); T4 the same ~6 ms of launches under a step of
- *                         `forecast_t4_tpot_ms_eager_b1_d0` 9.3-9.6 ms (H200 runs): well below
- *                         it. Graph: `time_nosync_graph_ms` 0.010-0.013 ms
- *                         (H200), whatever the step takes
- *   time_sync_after_ms    the step plus what is left of the queued prefill: `time_sync_after_graph_ms`
- *                         1.16-1.51 ms (H200) against the synced step below; eager `time_sync_after_ms`
- *                         5.44-6.11 ms (H200), no longer than synced: its 903 launches keep the host
- *                         busy past the whole prefill (`ttft_ms_bare` 2.10-2.16 ms (H200))
- *   time_sync_both_ms     the step: `time_sync_both_ms` 5.58-6.11 ms (H200) eager,
- *                         `time_sync_both_graph_ms` 0.85-0.86 ms (H200); T4 forecast eager
- *                         9.3-9.6 ms, graph `forecast_t4_tpot_ms_graph_b1_d0` 9.5-9.7 ms (H200 runs)
- *   time_events_ms        `time_events_ms` 5.23-6.13 ms (H200), the synced step's range: the host's
- *                         launches set the eager step's pace between the events too;
- *                         `time_events_graph_ms` 0.84 ms (H200), as synced
- *   matmul_nosync_tflops  `matmul_nosync_tflops` 15762-29140 TFLOP/s (H200) against a peak of 989;
- *                         T4 tens of thousands against 65
- *   matmul_synced_tflops  `matmul_synced_tflops` 706-722 TFLOP/s (H200); T4 25-50
- *   implicit_sync_*_ms    `implicit_sync_d2h_ms` 50.03-50.04 ms (H200), free and legacy the same: they
- *                         waited for the ~50 ms queue; `implicit_sync_malloc_ms` 0.020-0.022 ms (H200)
- *                         and `implicit_sync_nonblocking_ms` 0.028-0.033 ms (H200): they did not (a
- *                         CUDA 13 driver)
- *   bench_range_pct_*     without the sync the first sample carries 3 warm-up matmuls:
- *                         `bench_range_pct_nosync` 281-289% (H200); with it `bench_range_pct_sync`
- *                         6.5-11.0% (H200), over the lesson's 10% bar in one of three runs
- *   events_minus_wall_us  `events_minus_wall_us` -10.2 to -8.6 us (H200) around the same call with an
- *                         empty queue
- * It proves acceptance question 2 (an unsynced timer measures the hand-over), self-test 1
- * and mistakes #4 and #5.
+ * What to expect on a T4 (key=value lines; rows in results/rows.tsv). Day11's timeline model
+ * forecasts the step: eager `forecast_t4_tpot_ms_eager_b1_d0` 9.4 ms, of which
+ * `forecast_t4_gpu_ms_per_step_eager_b1_d0` 8.8-8.9 ms are kernels, and graph
+ * `forecast_t4_tpot_ms_graph_b1_d0` 9.7-9.8 ms (H200 runs), with the reference host's launches:
+ *   time_nosync_ms        your host's time for the 903 launches, whatever the GPU: below the
+ *                         synced step where the kernels set its pace, as the forecast says they
+ *                         do on a T4 (a slower host comes closer). Graph: one launch, almost nothing
+ *   time_sync_after_ms    the step plus what is left of the queued prefill
+ *   time_sync_both_ms     the step: compare it with the forecast above
+ *   time_events_ms        the GPU's interval: close to the synced step where the kernels fill it
+ *   matmul_nosync_tflops  absurd on its face; the lesson's T4 example: 20 us, 55,000 TFLOP/s,
+ *                         over 800 times the datasheet's 65
+ *   matmul_synced_tflops  below the datasheet's 65 TFLOP/s (how far below is week 3's question)
+ *   implicit_sync_*_ms    the copy, cudaFree and the legacy stream wait out the queued work;
+ *                         cudaMalloc and the non-blocking stream need not (the driver decides:
+ *                         each row's note says whether it waited)
+ *   bench_range_pct_*     without the sync the first sample also holds the 3 warm-up matmuls, a
+ *                         range near three times the median; with it, under the lesson's 10% bar
+ *   events_minus_wall_us  negative, a few microseconds: the host's part outside the events
+ * The reference runs' figures are in answers/reference/README.md ("day08").
+ * It proves acceptance question 2 (the hand-over), self-test 1 and mistakes #4 and #5.
  */
 #include <math.h>
 #include <stdio.h>
