@@ -5,7 +5,8 @@
  * GPU, one row at a time, into results/rows.tsv. Today nothing new is measured. This
  * program reads those rows and writes the lesson's deliverable, the one-page comparison
  * table, in the lesson's own order ("一页对比报告模板"): item · theory for THIS GPU · what
- * the lesson expected on a T4 under Hugging Face eager · measured · the difference and why.
+ * the lesson expected on a T4 under Hugging Face eager · the kit's T4 forecast · measured ·
+ * the difference and why.
  * The "why" is computed from the other rows wherever they can explain it (a ratio placed
  * in the lesson's bands, a busy ratio before and after CUDA graphs), never typed in.
  *
@@ -26,6 +27,13 @@
  *                  report as "not run (make dayNN)", never as a blank or a zero, and a
  *                  measurement that is not a finite number as "invalid (inf)", never banded.
  * (main.c calls report_write; the fuzz target tests/fuzz/day12.c calls it too.)
+ *
+ * What to expect on a T4: the theory column is the lesson's own arithmetic (2.2 GB / 320 GB/s =
+ * 6.9 ms a step), the lesson's column sits beside your measurement, and the forecast column is
+ * day11's timeline model as the reference run made it (answers/reference/rows.tsv, the H200's
+ * steps replayed on a T4: for the emulated HF eager step `forecast_t4_tpot_ms_eager_b1_d14`
+ * 24.1-25.9 ms (H200 runs)), so your measured column checks the model. What the report said on
+ * the H200 is in answers/reference/README.md ("day12").
  *
  * Quiz: the report is where all five acceptance questions meet; answers/README.md cites
  * its rows, and `make check-answers` checks the claims behind them. */
