@@ -1,77 +1,51 @@
 /* Day 10 · What is the GPU running?
  *
- * Day 9 put a number on the gap between the measured TPOT and the bandwidth floor. The
- * profiler says what the time is made of. torch.profiler does it in the lesson; here the
- * same thing is done one layer down, with CUPTI (the NVIDIA interface torch.profiler sits
- * on): every kernel of a decode step, its name, its GPU time, and the model part it belongs
- * to, so that a step of nine hundred kernels reads like the model it runs.
+ * Day 9 measured how far TPOT sits above the bandwidth floor; the profiler says what that time
+ * is made of. The lesson uses torch.profiler; this program goes one layer down, to CUPTI (the
+ * NVIDIA interface torch.profiler sits on): every kernel of a decode step, its name, its GPU
+ * time and its model part (each launch is tagged in gpu/launch.h, so the part is not a guess).
  *
- * The lesson's recipe, in C:
- *   schedule(wait=1, warmup=2, active=3)  warm up, then mark a window of exactly 3 decode
- *                                         steps with trace_now(), each step synchronized
- *   prof.step()                           the window marks: without them nothing is known to
- *                                         be a step (mistake #9: an empty table)
- *   key_averages().table(...)             profile_table_print(): one row per kernel name,
- *                                         calls per step, GPU time per step, share, avg +- sd,
- *                                         and, for the linear layers, the GB/s they reached
- *   # of Calls / active steps             155 linear layers per eager step: 22 layers x 7
- *                                         (q k v o gate up down) + lm_head, Day 2's count
- * Every launch of the model goes through one place (launch.h) that tags it with its part,
- * so the part column is not a guess; kernels without a tag (a library's internals) get
- * the part their name suggests, the way the lesson's table is read by eye.
+ *   schedule(wait=1, warmup=2, active=3)  warm up, then a window of exactly 3 synchronized
+ *                                         decode steps between two trace_now() marks
+ *   prof.step()                           the marks: without them nothing is a step (mistake #9)
+ *   key_averages().table(...)             profile_table_print(): a row per kernel name, calls
+ *                                         and GPU time per step, share, the GEMMs' GB/s
+ *   # of Calls / active steps             the GEMM calls CUPTI counted in the window / 3; the
+ *                                         config says 22 x 7 (q k v o gate up down) + lm_head = 155
+ *   busy                                  GPU time per step (kernel intervals merged) / TPOT timed
+ *                                         before the tracer started, as day11 defines it
+ *
+ * By default the step runs in the lesson's regime: the eager step (PyTorch eager's kernels for
+ * transformers' Llama, one for one) with an emulated dispatcher before each launch
+ * (gpu/dispatch.h: host waits drawn from a real PyTorch trace, default median 14 us;
+ * --dispatch-us 0: the kit's bare C launches). The kernels and their table do not depend on
+ * the dispatcher; TPOT and busy do.
  *
  * Build and run:   make day10      (or: make bin/day10_profiler && bin/day10_profiler)
- *                  bin/day10_profiler [--model DIR] [--mode eager|fused|graph|graph_eager] [--batch N]
- *                                     [--dispatch-us N] [--dispatch-from TRACE]
+ *                  bin/day10_profiler [--model DIR] [--mode eager|fused|graph|graph_eager]
+ *                                     [--batch N] [--dispatch-us N] [--dispatch-from TRACE]
  *
- * The step runs in the lesson's regime by default: the eager step with an emulated dispatcher
- * (gpu/dispatch.h: a host busy-wait before each launch, drawn from the host gaps of a real
- * PyTorch trace, median --dispatch-us, 14 us by default, the lesson's Python and PyTorch cost
- * per op; --dispatch-from draws from your own trace); the kernels and their table are the same
- * at any dispatch, the step's time and the busy ratio are not (--dispatch-us 0: the kit's bare
- * C launches).
- * The step is timed before the tracer starts; busy = the trace's GPU time per step / that
- * untraced TPOT, the way day11 computes it, so the two agree on the same step.
- *
- * What to expect (eager, batch 1, the default dispatcher; key=value lines, rows in
- * results/rows.tsv). H200: the three reference runs (answers/reference/runs/) and, beside
- * them, PyTorch's own trace on the same GPU (answers/reference/pytorch/); T4: the lesson's
- * expectations and the same arithmetic.
- *   kernels_per_step      `kernels_per_step` 925 (H200) for 903 launches (cuBLAS's split-K adds a
- *                         reduction kernel to each down_proj), PyTorch's `trace_kernels_per_step`
- *                         925 (H200); the lesson's HF eager has 300-400; fused mode 113
- *   gemms_per_step        155 and gemms_check=ok (fused: 22 x 4 + 1 = 89)
- *   top 3                 cuBLAS's nvjet kernel for q/o/gate/up, `top1_share` 30.0-30.1% (H200);
- *                         the k/v one, `top2_share` 11.4% (H200); the split-K down_proj,
- *                         `top3_share` 9.6-9.7% (H200): the same kernels in the same ranks as
- *                         PyTorch's trace (`trace_top1_share` 27.2% (H200), `trace_top2_share`
- *                         10.4% (H200), `trace_top3_share` 8.7% (H200)). The weights are cheap at
- *                         4.8 TB/s, so the fixed 1-3 us of each small kernel weighs more. T4 (the
- *                         lesson): the linear layers 60-80%
- *   part_ms_norm          RMSNorm as PyTorch eager runs it, 8 kernels x 45 norms a step:
- *                         `part_ms_norm` 0.40-0.41 ms (H200), about 20% of the step's GPU time (the
- *                         row's note), where the lesson's table expects 2-4%
- *   gemm_ms_per_step      `gemm_ms_per_step` 1.09-1.10 ms (H200) against a 0.46 ms floor
- *                         (`gemm_bw_eff` 41.6-41.8% (H200): GEMVs this small cannot fill an H200);
- *                         T4 (the lesson) 7.5-10 ms against 6.9 ms (70-90%)
- *   gemm_path_ms_fused    the fused step's own GEMVs (bare C launches): `gemm_path_ms_fused`
- *                         0.78-0.79 ms (H200) of a step of `tpot_ms_fused` 0.90-0.91 ms (H200)
- *                         (under programmatic dependent launch kernels overlap; the path counts
- *                         what the step waits on, the GPU times count the waits too)
- *   busy                  `busy` 7.6-7.9% (H200), within a few points of day11's
- *                         `busy_eager_b1_d14` 7.6-7.8% (H200) (the same step, the same division):
- *                         the kernels' time over a step the host's launches set; T4 (the lesson)
- *                         50-65%; day11's T4 forecast of the kit's 903 launches,
- *                         `forecast_t4_busy_eager_b1_d14` 33-35% (H200 runs)
- *   profiler_overhead_pct `profiler_overhead_pct` 14.7-21.3% (H200): the tracer's few us on each
- *                         of 925 launches (`tpot_ms_traced` 30.3-31.1 ms (H200) against
- *                         `tpot_ms_untraced` 25.4-26.4 ms (H200)); for the bare C step day11's
- *                         `tracer_pct_full_eager_b1_d0` -6 to +76% (H200), the size of the host's
- *                         noise: read shares from the profiler, times from the timer (#11)
- * It proves acceptance question 4 (the top 3 kernels and their model parts), self-test 3
- * (155 linear calls per step: 465 over 3 steps) and self-test 5 (no flash-attention kernel
- * and no RMSNorm kernel in eager: the norm is eight small kernels side by side, to fp32, pow,
- * mean, add eps, rsqrt, mul, to fp16 and the weight's mul: 8.0 kernels per RMSNorm).
+ * What to expect on a T4 (the lesson's figures are HF eager's; key=value lines, rows in
+ * results/rows.tsv; the reference H200's are in answers/reference/README.md):
+ *   kernels_per_step      the lesson: 300-400 kernels; the kit's eager step makes 903 launches,
+ *                         and cuBLAS may add kernels of its own (a split-K reduce)
+ *   gemms_per_step        155 and gemms_check=ok; gemm_calls_window, the calls counted over the
+ *                         3 steps, is torch's # of Calls (the quiz's 465 = 3 x 155)
+ *   top1..3_share         GEMM kernels first (the lesson's s1688gemm, gemv2T, cutlass); the
+ *                         lesson's shares: linear layers 60-80%, elementwise 10-20%, attention
+ *                         5-10%; lesson_table prints the kit's beside them
+ *   part_ms_norm          RMSNorm as eager runs it, eight small kernels (the lesson: 2-4%)
+ *   gemm_ms_per_step      the lesson: a little above the floor, 6.9 ms (2.2 GB / 320 GB/s,
+ *                         datasheet); gemm_bw_eff = floor / it. All the step's kernels, day11's
+ *                         forecast: `forecast_t4_gpu_ms_per_step_eager_b1_d14` 8.8-8.9 ms (H200 runs)
+ *   busy                  the lesson: 50-65%; day11's forecast of the kit's step,
+ *                         `forecast_t4_busy_eager_b1_d14` 34-37% (H200 runs)
+ *   profiler_overhead_pct tpot_ms_traced against tpot_ms_untraced (the lesson: a ms or two a
+ *                         step): shares from the profiler, times from the timer (mistake #11)
+ * It proves acceptance question 4 (the three top kernels and their model parts), self-tests
+ * 3 (155 linear layers a step, counted) and 5 (attention_kernels: no flash kernel before
+ * sm_80; norm_kernels: no RMSNorm kernel in eager), and mistakes #9 to #12 (launch_api_us is
+ * CPU time, not GPU time; read busy before the ranking).
  */
 #include <math.h>
 #include <stdio.h>

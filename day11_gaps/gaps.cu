@@ -1,132 +1,56 @@
 /* Day 11 · Is the GPU waiting for the CPU?
  *
- * Day 10 named the kernels and summed their GPU time. That sum is not the step's time: a
- * kernel can start only after the CPU has launched it, and when launching a kernel takes
- * longer than running it, the GPU lane of the timeline fills with white. Those gaps are
- * overhead-bound, the third kind of bottleneck, made visible. This program measures them:
+ * Day 10 summed the kernels' GPU time. That sum is not the step's time: a kernel starts only
+ * after the CPU has launched it, and when launching takes longer than running, the GPU lane of
+ * the timeline fills with white: overhead-bound, the third bottleneck, made visible. Measured:
  *
- *   busy ratio   GPU time per step (kernel intervals merged) / TPOT of the step as it runs
- *                untraced: of each millisecond a user waits for a token, how much had a
- *                kernel running
+ *   busy ratio   GPU time per step (kernel intervals merged, from a kernel-only trace) / TPOT
+ *                of the same step untraced
  *   gaps         the idle stretches between kernels inside a step: count, median, p90
- *   host-bound   the share of gap time in which the next kernel's launch call had not even
- *                begun: the GPU was waiting for the CPU, not for its own queue
- *   launch API   how long one cudaLaunchKernel takes on the CPU
+ *   host-bound   the share of gap time in which the next launch call had not even begun
  *
- * The trap (the Vietnamese lesson's second one, "the profiler perturbs what it measures"): a
- * tracer adds host work to every launch, so under a full trace the bare C eager step here
- * takes up to three quarters longer (`tracer_pct_full_eager_b1_d0` -6 to +76% (H200)) and its
- * timeline shows gaps the real run does not have. So each step is run three times: untraced
- * (the TPOT every day reports), under the lightest trace (kernel records only: the GPU time
- * and the gaps), and under the full trace (CPU calls too: the host-bound share, the launch
- * cost, the Perfetto files). The busy ratio divides the light trace's GPU time by the untraced
- * TPOT, never by a traced span; both tracers' costs are measured and printed (tracer_pct_*,
- * tracer_us_per_launch), and so is the busy ratio the full trace would have shown
- * (busy_traced_*), to see the trap's size.
+ * A tracer slows the host it watches (the Vietnamese lesson's second trap), so each step runs
+ * untraced (TPOT), under kernel records only (GPU time, gaps) and under the full trace (the CPU
+ * side, Perfetto files); busy never divides by a traced span, and the trap's size is printed
+ * (tracer_pct_*, and busy_traced_*, the busy ratio the full trace's timeline shows).
  *
- * The configurations: four ways of running the same step (eager: PyTorch eager's 903 small
- * kernels; graph_eager: the same kernels replayed as one CUDA graph; fused: one kernel per
- * natural op; graph: the fused step replayed) x batch 1 and 32 x a host cost per launch of 0
- * (this kit's bare C) or the emulated dispatcher's (gpu/dispatch.h: before each launch the
- * launch path busy-waits a time drawn from the host gaps of a real PyTorch trace of this
- * model, median --dispatch-us, 14 us by default, mean 1.49x and p90 2.9x the median; the
- * lesson's Python and PyTorch cost per op, so its regime, "HF eager", appears on any GPU;
- * --dispatch-from draws from your own trace). Rows name the median: _d14. A sweep of that
- * median (0, 5, 10, 14, 20 us, eager, batch 1) shows where the step turns overhead-bound.
- * nvidia-smi's utilization (NVML) is sampled while the emulated HF eager step and the graph
- * step run: it reads the graph step near 100%, though that step uses about half the bandwidth
- * (mistake #13). Files: a Chrome trace per configuration for Perfetto
- * (results/trace_<cfg>.json), the gaps (results/gaps_<cfg>.tsv, in us) and two PNG strips of
- * one step (results/timeline_eager.png, timeline_graph.png; eager and graph at batch 1 with
- * the emulated dispatcher). Beyond the week, where the GPU and the build run it (sm_90), a
- * seventeenth configuration: persistent mode, the whole step as one kernel (day09's section
- * 8), batch 1, bare C, for what it removes from the timeline.
+ * The grid: eager (PyTorch eager's 903 launches), graph_eager (the same kernels in one CUDA
+ * graph), fused and graph (the kit's own kernels) x batch 1 and 32 x bare C launches (_d0) or
+ * the emulated dispatcher (gpu/dispatch.h, waits drawn from a real PyTorch trace: _d14, its
+ * default median in us). Then a dispatch sweep (eager, batch 1, medians set to 0 to 20 us),
+ * nvidia-smi's utilization, and the timeline model (section 8, common/measure/replay.h): each
+ * step replayed from its own launches, an op taking max(bytes / (copy bandwidth x e), FLOPs /
+ * (peak x f)) + c, e and c fitted on batch 1, f from the kit's GEMV timed alone at 32 rows
+ * (replay_f_gemv), batch 32 held out (replay_worst says how close the replays come); then the
+ * same steps on a T4 and on faster GPUs.
  *
  * Build and run:   make day11      (or: make bin/day11_gaps && bin/day11_gaps [--model DIR]
  *                                   [--dispatch-us N] [--dispatch-from TRACE] [--verbose])
  *
- * What to expect (a summary block: the rows of four configurations and a table of all sixteen,
- * and persistent's line where it runs; --verbose prints every configuration's rows and a line
- * per file; rows in results/rows.tsv).
- * H200: the three reference runs (answers/reference/runs/). T4: the timeline model's forecast
- * (section 8, the same runs replayed on a Colab T4: `forecast_t4_*`, theory column), and the
- * lesson's own figures, marked as the lesson's.
- *   busy_eager_b1_d14    the lesson's regime, emulated HF eager: `gpu_ms_per_step_eager_b1_d14`
- *                        2.00 ms (H200) of kernels in a step the launches set, 903 x (20.8 us,
- *                        the mean draw, + ~6.5 us, the launch call) = ~24.7 ms: predicted busy
- *                        2.0 / 24.7 = ~8%; measured `busy_eager_b1_d14` 7.5-8.1% (H200) of
- *                        `tpot_ms_eager_b1_d14` 24.6-26.6 ms (H200). The lesson's T4: 50-65%. The
- *                        T4 forecast of the kit's 903 launches: `forecast_t4_gpu_ms_per_step_eager_b1_d14`
- *                        8.8-8.9 ms (H200 runs) of kernels in `forecast_t4_tpot_ms_eager_b1_d14`
- *                        25.1-27.0 ms (H200 runs), `forecast_t4_busy_eager_b1_d14` 33-35% (H200 runs)
- *   busy_eager_b1_d0     bare C: 903 launches at ~6.5 us of host time each (~5.9 ms) trail kernels
- *                        of ~2.2 us (2.0 ms): predicted ~34%, measured `busy_eager_b1_d0` 31.7-35.3%
- *                        (H200), the host's noise moving `tpot_ms_eager_b1_d0` 5.66-6.29 ms (H200)
- *                        from run to run; on a T4 the same launches hide under its kernels:
- *                        `forecast_t4_busy_eager_b1_d0` 93-95% (H200 runs), nearly kernel-bound
- *   busy_graph_eager_b1_d14  the same kernels replayed, one draw a step: `busy_graph_eager_b1_d14`
- *                        82-89% (H200), `tpot_ms_graph_eager_b1_d14` 2.36-2.56 ms (H200);
- *                        `busy_graph_b1_d0` 94-97% (H200): one launch per step, kernels back to back
- *                        (overlapping under programmatic dependent launch on sm_90: one gap per
- *                        step is left)
- *   busy_traced_eager_b1_d0  what a full trace's timeline shows for the bare C step:
- *                        `busy_traced_eager_b1_d0` 17-27% (H200)
- *   tracer_pct_full_eager_b1_d0  `tracer_pct_full_eager_b1_d0` 28-103% (H200)
- *                        (`tracer_us_per_launch` 1.8-6.4 us (H200)); under kernel records alone the
- *                        eager step, `tracer_pct_kernels_eager_b1_d0` 19-33% (H200), and the graph
- *                        step `tracer_pct_kernels_graph_b1_d0` 10-24% (H200) slower (a record per
- *                        graph node), so a graph's GPU time is taken with that cost in it. The
- *                        emulated HF step, host-bound on any GPU, shows the full tracer's cost as
- *                        well: `tracer_pct_full_eager_b1_d14` 5-28% (H200)
- *   batch 32             the same launches at the same cost (`launch_api_us_eager_b32_d14` 6.6-7.4 us
- *                        (H200) against `launch_api_us_eager_b1_d14` 5.1-7.5 us (H200)); busy rises as
- *                        far as the kernels grow: `gpu_ms_per_step_eager_b32_d14` 2.26 ms (H200), x1.13,
- *                        `busy_eager_b32_d14` 8.6-9.4% (H200), `tpot_ms_eager_b32_d14` 24.1-26.2 ms
- *                        (H200); a T4's kernels fill more of the same launches:
- *                        `forecast_t4_busy_eager_b32_d14` 39-42% (H200 runs)
- *   gap_median_us        eager d14: the draw plus the launch call less a kernel, 14 + ~6.5 - ~2.2 =
- *                        ~18 us at the median, spread like a real run's gaps:
- *                        `gap_median_us_eager_b1_d14` 19.6-22.2 us (H200), `gap_p90_us_eager_b1_d14`
- *                        47.7-50.3 us (H200); PyTorch on the same H200: `trace_gap_median_us` 18.1
- *                        us (H200), `trace_gap_p90_us` 44.9 us (H200) (bin/trace_stats on the
- *                        fixture's trace: 18.5 and 45 us). Eager d0 `gap_median_us_eager_b1_d0`
- *                        5.1-6.4 us (H200); graph `gap_median_us_graph_b1_d0` 3.0-3.3 us (H200)
- *   nvml_util            graph step `nvml_util_graph_b1_d0` 90-92% (H200) with `mbu_graph` 54.7-54.9%
- *                        (H200): nvidia-smi counts the time a kernel ran, not how much of the GPU it
- *                        used. The emulated HF step, `nvml_util_eager_b1_d14` 11-12% (H200), reads
- *                        near its busy ratio on an H200's driver (not the 100% the lesson describes
- *                        for a window in which any kernel ran)
- *   crossover_us         predicted ((GPU time per step / launches - host time per launch) / 1.49,
- *                        the draws' mean over their median): (2.0 ms / 903 - ~6.5 us) / 1.49 =
- *                        ~-2.9 us, the row's theory -1.8 to -3.3 us (H200): overhead-bound with no
- *                        dispatcher at all; measured `crossover_us` 0-3.2 us (H200). With the T4
- *                        forecast's kernels (`forecast_t4_gpu_ms_per_step_eager_b1_d0` 8.8-8.9 ms
- *                        (H200 runs)): (8.9 ms / 903 - ~6.5 us) / 1.49 = ~2.3 us
- *   persistent_b1_d0     beyond the week: 1 kernel, 0 gaps a step, `busy_persistent_b1_d0`
- *                        97.4-99.0% (H200) against `busy_graph_b1_d0` 94-97% (H200) (113 kernels, 1
- *                        gap), yet `tpot_ms_persistent_b1_d0` 1.14-1.16 ms (H200) against
- *                        `tpot_ms_graph_b1_d0` 0.87-0.90 ms (H200): a full GPU lane is not a fast
- *                        step. T4 and the T4 switch: "persistent=not run (...)", the reason
- *   the timeline model   section 8 (common/measure/replay.h): each step replayed from its own
- *                        launches (when the host began each, what each op moves and computes),
- *                        every op's time max(bytes / (copy bandwidth x e), FLOPs / (peak x f)) + c
- *                        with e and c fitted per kernel class on batch 1 here. It reproduces the
- *                        untraced TPOT (`replay_tpot_ms_eager_b1_d14`'s theory 24.6-26.6 ms
- *                        (H200) against the measured value, `replay_tpot_ms_graph_b1_d0`'s 0.90 ms
- *                        (H200)) and batch 32, held out of the fit. f, which batch 1 cannot show,
- *                        comes from the kit's GEMV timed alone at 32 rows: `replay_f_gemv`
- *                        0.059-0.061 (H200) of the tensor-core peak; with it
- *                        `replay_tpot_ms_fused_b32_d0`'s theory 1.58-1.60 ms (H200) against a
- *                        measured 1.63-1.65 ms. Mistake #14: replayed on this GPU 10x faster,
- *                        `forecast_10x_tpot_ms_eager_b1_d14` 24.6-26.6 ms (H200 runs): the
- *                        overhead-bound step does not move; `forecast_10x_tpot_ms_graph_b1_d0`
- *                        0.113-0.116 ms (H200 runs): the graph step follows the GPU (x7.8).
- *                        bin/forecast replays results/replay.tsv on other GPUs
- * It proves acceptance question 5 (gaps mean the GPU waits for the CPU; the two cures are
- * fewer launches - CUDA graphs, fusion - and more work per launch - batch), self-tests 4
- * (batch 32: same CPU cost, longer kernels, higher busy ratio, TPOT barely moves) and 6 (a
- * flat TPOT over batch is not proof of memory-bound: the GPU lane decides), and mistake #14
- * (a faster GPU does not shorten an overhead-bound step: section 8 replays it on one).
+ * What to expect on a T4: the lesson's figures (HF eager) and the model's forecast of the kit's
+ * steps (`forecast_t4_*`, theory column); the H200's rows are in answers/reference/README.md.
+ *   busy_eager_b1_d14    the lesson: 50-65%, about 14 ms of CPU a step against about 8 ms of GPU;
+ *                        the kit's emulated HF step: `forecast_t4_busy_eager_b1_d14` 34-37%,
+ *                        `forecast_t4_tpot_ms_eager_b1_d14` 24-26 ms (H200 runs)
+ *   busy_eager_b1_d0     bare C launches hide under a T4's kernels: `forecast_t4_busy_eager_b1_d0`
+ *                        93-95% (H200 runs)
+ *   busy_graph_*         one launch a step: `forecast_t4_tpot_ms_graph_b1_d0` 9.7-9.8 ms (H200
+ *                        runs); the lesson's reduce-overhead TPOT: close to 8 ms
+ *   batch 32             the same launches, longer kernels, busy up, TPOT flat (the lesson):
+ *                        `forecast_t4_busy_eager_b32_d14` 40-42% (H200 runs)
+ *   gap_median_us_*      the lesson: 10-40 us a gap
+ *   crossover_us         theory: (GPU time / launches - host time per launch) / the draws' mean
+ *                        over their median; measured: where the sweep's rising line meets TPOT at
+ *                        0, "at or below 0" when TPOT rose from the first draw (overhead-bound
+ *                        with no dispatcher); on a T4, whose kernels are longer, expect it above 0
+ *   nvml_util_*          the lesson: 100% whenever a kernel ran in nvidia-smi's window; set each
+ *                        beside its busy ratio (mistake #13)
+ *   forecast_10x_*       the steps on a GPU assumed 10x faster: the overhead-bound step keeps
+ *                        its time, the graph step follows the GPU (mistake #14)
+ * It proves acceptance question 5 (the GPU waits for the CPU; the cures: fewer launches, graphs
+ * and fusion, and more work per launch, batch), self-tests 4 (batch 32: the same CPU cost,
+ * longer kernels, busy up, TPOT barely moves) and 6 (a flat TPOT over batch does not prove
+ * memory-bound: the GPU lane decides), and mistakes #13 and #14.
  */
 #include <math.h>
 #include <stdio.h>
