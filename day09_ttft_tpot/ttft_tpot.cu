@@ -1,131 +1,52 @@
 /* Day 09 · How far from the floor?
  *
- * One generate is two different jobs. The prefill pushes the whole prompt through the
- * model at once and ends with the first new token: TTFT, time to first token. Each later
- * token is one decode step: TPOT, time per output token. So
+ * One generate is two jobs. The prefill pushes the whole prompt through the model at once and
+ * ends with the first new token: TTFT. Each later token is one decode step: TPOT. So
+ * total = TTFT + (N - 1) x TPOT, never total / N (mistake #6). A decode step reads every weight
+ * once: TPOT >= W / bandwidth. A prefill also does 2 x params x tokens FLOP:
+ * TTFT >= max(FLOP / peak, W / bandwidth). The week's output is the ratio TPOT / floor, in the
+ * lesson's table: 1-1.5 suspect a missing sync; 1.5-3 memory-bound; 3-6 host overhead of the
+ * order of the GPU work; over 6 overhead dominates.
  *
- *     total = TTFT + (N - 1) x TPOT          and never TPOT = total / N (mistake #6).
- *
- * Each has a floor. A decode step must read every weight once: TPOT >= W / bandwidth
- * (6.9 ms on a T4, 2.2 GB at 320 GB/s). A prefill must read them once too and also do
- * 2 x params x tokens FLOP: TTFT >= max(compute term, bytes term) (6.8 and 6.9 ms on a T4
- * for a 200-token prompt). The week's one output is the ratio measured TPOT / floor TPOT,
- * read against the lesson's table (1-1.5 suspect a missing sync; 1.5-3 memory-bound as
- * predicted; 3-6 overhead of the same order as the GPU work; > 6 overhead dominates).
- *
- * The lesson measures Hugging Face eager on a T4, where Python and PyTorch's dispatcher
- * spend 30-50 us of CPU on every op. This kit launches from C in 6-7.5 us (`tpot_ms_eager`
- * 5.70-6.75 ms (H200) / 903 launches), so its own eager step is a different engine. The
- * headline rows therefore run the lesson's regime: the same eager step with an emulated
- * dispatcher, a host busy-wait before every launch ("emulated HF eager") drawn from the host
- * gaps of a real torch.profiler trace of this model (gpu/dispatch.h): a median of
- * --dispatch-us (default 14 us, the trace's own; its mean is 1.49x that, its p90 2.9x), or
- * the distribution of your own trace with --dispatch-from. Measured where: bin/trace_stats
- * finds 14 us and 33 us of host time a launch beyond the launch call (the medians) on the two
- * hosts of the course's fixture traces (torch 2.11, transformers 5.17, an H200 machine each);
- * the lesson says 30-50 us per op. 14 us puts the step where the lesson's is on any GPU: 903
- * launches x (20.8 us, the mean draw, + the kit's ~6.5 us launch call) = 24.7 ms of host time,
- * under which a T4's kernels (`forecast_t4_gpu_ms_per_step_eager_b1_d14` 8.8-8.9 ms, day11's
- * timeline model on the H200 runs) and an H200's 2 ms both hide (the lesson: 15-30 ms).
- * The bare C rows stand beside them as the kit's own finding: dispatch_cost_ms is what
- * Python costs.
- *
- * This program computes the floors for the GPU at hand; measures TTFT and TPOT three ways
- * side by side in the lesson's regime (two generates subtracted; per-token timestamps from a
- * streamer callback; a hand-written prefill + decode loop timed with CUDA events); then the
- * headline TTFT and TPOT by the one protocol every mode uses (mode_pair: five generates,
- * TTFT and TPOT from the same runs) and places the ratio in the table; repeats TPOT in every
- * mode (eager, graph_eager, fused, graph) with the dispatcher and with bare C launches, so
- * the ratio is seen to move when only the launches change; shows total / N for N = 8 and
- * 64; sweeps the prompt length so prefill's arithmetic intensity (FLOP per weight byte =
- * tokens) crosses this GPU's ridge point (self-test 2); and takes the profiling loop's last
- * rung, int8 weights, twice: unfused (each layer written back to fp16 first) and fused (the
- * GEMV reads int8), each against the int8 floor and the 16-bit one. Beyond the week (section
- * 8), persistent mode, the whole step in one kernel, by the same protocol beside graph, or one
- * line saying why it does not run here. A TPOT or TTFT under its floor is printed as a
- * measurement error and the program exits 1.
+ * The lesson measures Hugging Face eager, where Python and PyTorch's dispatcher spend 30-50 us of
+ * CPU on every op. The kit launches from C, so its headline rows ("emulated HF eager") run the
+ * same eager step (PyTorch's kernels, 903 launches) with a host busy-wait before each launch,
+ * drawn from the gaps of a real torch.profiler trace (gpu/dispatch.h; --dispatch-us sets its
+ * median, default 14 us; --dispatch-from reads your trace). The bare C rows are the kit's own.
  *
  * Build and run:   make day09      (or: make bin/day09_ttft_tpot && bin/day09_ttft_tpot
  *                                   [--model DIR] [--dispatch-us N] [--dispatch-from TRACE])
  *
- * What to expect (key=value lines; rows in results/rows.tsv). H200: the three reference runs
- * (answers/reference/runs/, synthetic weights); T4: the lesson's expectations, the datasheet's
- * arithmetic for the floors, or day11's timeline model (`forecast_t4_*`, its forecast of the
- * same runs for a Colab T4):
- *   floors              T4: TPOT 6.9 ms, TTFT(200) 6.9 ms (compute 6.8);
- *                       H200 (4.8 TB/s, 989 TFLOP/s): TPOT 0.46 ms, TTFT(200) 0.46 ms (compute 0.45)
- *   dispatch_*_us       what the dispatcher drew from: dispatch_median_us 14, dispatch_p90_us 40.45,
- *                       dispatch_mean_us 20.84 (the built-in table; --dispatch-from: your trace's)
- *   tpot_ms             emulated HF eager: the host's time per step, launches x (the mean draw + the
- *                       kit's own launch call): 903 x (20.8 + ~6.5) us = ~24.7 ms; measured `tpot_ms`
- *                       25.2-25.7 ms (H200), `ratio` 55.2-56.2 (H200) against a 0.46 ms floor: past 6,
- *                       overhead dominates; the kernels fill `gpu_ms_per_step_eager_b1_d14`
- *                       1.99-2.00 ms (H200) of it (day11). dispatch_cost_ms (TPOT - the bare C
- *                       step): theory 903 x 20.84 us = 18.8 ms, `dispatch_cost_ms` 18.9-19.5 ms
- *                       (H200). T4 (the lesson) 15-30 ms, ratio 2-4; the T4 forecast of the same
- *                       launches, `forecast_t4_tpot_ms_eager_b1_d14` 25.1-27.0 ms (H200 runs),
- *                       lands just above it.
- *                       PyTorch itself on the same H200 (answers/reference/pytorch/):
- *                       `trace_kernels_per_step` 925 (H200), as the kit's, and `trace_tpot_ms_untraced`
- *                       56.1 ms (H200), a host stall in its attention on top (answers/README.md, A3)
- *   tpot_ms_eager       bare C: `tpot_ms_eager` 5.70-6.75 ms (H200), `ratio_eager` 12.5-14.8 (H200):
- *                       903 launches at 6-7.5 us of host time each trail kernels of ~2.2 us
- *                       (`gpu_ms_per_step_eager_b1_d0` 1.99-2.00 ms (H200) / 903);
- *                       T4 forecast: `forecast_t4_tpot_ms_eager_b1_d0` 9.3-9.6 ms at
- *                       `forecast_t4_busy_eager_b1_d0` 93-95% busy (H200 runs), ratio ~1.4 against
- *                       its 6.9 ms floor: without Python a T4 is nearly kernel-bound, which is why
- *                       the lesson's regime is emulated
- *   graph_eager, graph  the same kernels in one launch: `tpot_ms_graph_eager` 2.45-2.46 ms (H200),
- *                       `tpot_ms_graph_eager_d14` 2.47 ms (H200) (the dispatcher paid once a step on
- *                       top); the kit's fused kernels replayed: `tpot_ms_graph` 0.83-0.84 ms (H200),
- *                       `ratio_graph` 1.82-1.83 (H200), `tpot_ms_graph_d14` 0.85 ms (H200) (one draw
- *                       more): the rest is the kernels' own bandwidth efficiency. fused, launched op
- *                       by op: `tpot_ms_fused` 0.90-0.91 ms (H200); with the dispatcher its 113
- *                       launches pay a draw each, 113 x (20.8 + ~5.5) us = ~3.0 ms: `tpot_ms_fused_d14`
- *                       2.84-2.95 ms (H200). kernels_<mode> (as launched): eager and graph_eager 903,
- *                       fused and graph 113 (CUPTI counts the split-K reduces too: day10's
- *                       `kernels_per_step` 925 (H200))
- *   ttft_ms             emulated HF eager: the eager prefill runs the step's 903 ops on the whole
- *                       prompt, as PyTorch's does, and pays the same 903 draws, under which 200
- *                       tokens' kernels still hide: `ttft_ms` 24.8-25.6 ms (H200), `ttft_over_tpot`
- *                       0.99-1.00 (H200). The fused prefill with bare C launches (the token path, 202
- *                       launches): `ttft_ms_bare` 2.10-2.16 ms (H200). T4 (the lesson) 15-40 ms,
- *                       ttft_over_tpot 2-5: there the prompt's kernels outlast the launches
- *   three methods       within the lesson's 10-20% of each other: `tpot_ms_sub` 23.9-25.5 ms
- *                       (H200), `tpot_ms_stream` 23.1-23.9 ms (H200), `tpot_ms_events` 23.0-25.2 ms
- *                       (H200): 4-7% apart in each run. On the graph step, where the GPU sets the
- *                       pace and a lost synchronize would make a step look many times shorter:
- *                       `tpot_ms_sub_graph` 0.831-0.832 ms (H200), `tpot_ms_stream_graph`
- *                       0.832-0.837 ms (H200), `tpot_ms_events_graph` 0.821-0.822 ms (H200): the
- *                       events, without a copy to the host per token, 1-2% below
- *   total_over_n_ms_8   200-token prompt, bare C eager: TPOT + (TTFT - TPOT) / 8 against the TPOT
- *                       of the same runs (its theory=): `total_over_n_ms_8` 5.46-5.91 ms (H200),
- *                       within 5% of it (the eager TTFT is close to the eager TPOT); 1024-token
- *                       prompt with the graph decode: `total_over_n_ms_8_long` 1.67-1.68 ms (H200)
- *                       against ~0.95 (+75%: the mistake made visible)
- *   prefill sweep       intensity = tokens; below the ridge (~203 on a T4, ~206 on an H200) the
- *                       prefill is memory-bound and TFLOP/s climbs with the prompt:
- *                       `prefill_tflops_16` 18.4-20.7 TFLOP/s (H200), `prefill_tflops_200` 215-217
- *                       TFLOP/s (H200), `prefill_tflops_512` 360-365 TFLOP/s (H200); beyond that
- *                       the attention over the prompt, quadratic in its length, grows and TFLOP/s
- *                       falls: `prefill_tflops_2000` 282-284 TFLOP/s (H200)
- *   int8 (section 7)    floor: 1.167 GB of int8 weights (linear layers 1 byte + a scale per row,
- *                       embedding fp16): H200 0.242 ms; T4 (theory) 6.9 -> 3.65 ms. step_gb_int8 =
- *                       0.50 x step_gb (1.04 of 2.07 GB), step_gb_int8_unfused 2.5 x (5.17 GB).
- *                       Unfused graph: `tpot_ms_int8_unfused_graph` 1.77-1.78 ms (H200), 2.1x
- *                       fp16's; fused graph: `tpot_ms_int8_graph` 0.756-0.760 ms (H200), 9% faster
- *                       than fp16, `ratio16_int8_graph` 1.65-1.66 (H200) of the 16-bit floor of
- *                       0.457: the bytes halve, the 2-4 us each kernel costs beyond its bytes does not
- *   persistent (8)      beyond the week: kernels_persistent=1 against graph's 113; tpot_ms_persistent
- *                       and ratio_persistent beside tpot_ms_graph, the same protocol
- *                       (`tpot_ms_persistent` 1.17 ms (H200) against `tpot_ms_graph` 0.83-0.84 ms
- *                       (H200): one kernel is not yet a faster step; PERF_LOG v24 and
- *                       v25 say where its time goes). Where it does not run (a T4's sm_75, KIT_GPU=t4,
- *                       code built for an older GPU) one line `persistent: not run: <why>` and no
- *                       TPOT rows
- * It proves acceptance question 3 (the ratio and where the gap comes from: the modes show
- * that it moves with launches, not bytes) and self-test 2, corrects mistake #6, and measures
- * the loop's step 3 for day12.
+ * What it prints (rows in results/rows.tsv) and what to expect on a T4: the lesson's figures,
+ * datasheet arithmetic, or day11's forecast of the reference runs for a T4 (`forecast_t4_*`,
+ * theory column; answers/reference/README.md says what those runs measured on the H200):
+ *   1. floors     datasheet: 2.2 GB / 320 GB/s = 6.9 ms a token; a 200-token TTFT the lesson's
+ *                 max(compute 6.8 ms, bytes 6.9 ms). The theory column of `tpot_ms`, `ttft_ms`.
+ *   2. 3 ways     two generates subtracted, a streamer's timestamps, CUDA events around a
+ *                 hand-written loop; then the same on the graph step, where a lost sync would
+ *                 show as a step many times too short. The lesson: within 10-20% of each other.
+ *                 `tpot_ms_sub`, `tpot_ms_stream`, `tpot_ms_events` (and `_graph`).
+ *   3. the ratio  TTFT and TPOT from the same five generates. The lesson: TPOT 15-30 ms, ratio
+ *                 2-4, TTFT 15-40 ms, TTFT / TPOT 2-5. Forecast: `forecast_t4_tpot_ms_eager_b1_d14`
+ *                 24.1-25.9 ms (H200 runs), over 6.9 a ratio of 3.5-3.8 (the table's 3-6 row),
+ *                 its kernels (`forecast_t4_gpu_ms_per_step_eager_b1_d14` 8.8-8.9 ms (H200 runs))
+ *                 under the host's draws. `tpot_ms`, `ratio`, `ttft_ms`, `ttft_over_tpot`.
+ *   4. by mode    eager, graph_eager, fused, graph, with the dispatcher (`_d14`) and bare C: the
+ *                 ratio moves with the launches, not the bytes. Forecast: graph with the draws
+ *                 `forecast_t4_tpot_ms_graph_b1_d14` 9.7-9.8 ms (H200 runs), the lesson's compiled
+ *                 step close to 8 ms; bare C eager `forecast_t4_tpot_ms_eager_b1_d0` 9.4 ms at
+ *                 `forecast_t4_busy_eager_b1_d0` 94-95% busy (H200 runs), nearly kernel-bound.
+ *                 `tpot_ms_eager`, `dispatch_cost_ms` (what Python costs), `tpot_ms_graph`.
+ *   5. total / N  a 200-token prompt eager, a 1024-token one on the graph step; the lesson: at
+ *                 N = 8 up to 50% too high. `total_over_n_ms_8_long` (its theory: the TPOT).
+ *   6. prefill    intensity = tokens, against the ridge (datasheet: 65 TFLOP/s / 320 GB/s = 203
+ *                 on a T4): below it the prefill is memory-bound. `prefill_tflops_<tokens>`.
+ *   7. int8       unfused (each layer written back to fp16: more bytes) and fused (the GEMV reads
+ *                 int8), against the int8 floor (datasheet arithmetic on a T4: the kit's 1.17 GB
+ *                 of int8 weights / 320 GB/s = 3.65 ms) and the 16-bit one. `ratio16_int8_graph`.
+ *   8. persistent beyond the week, one kernel a step; a T4 (sm_75) prints `persistent: not run`.
+ * A TPOT or TTFT under its floor is a measurement error (exit 1). It proves acceptance question 3
+ * and self-test 2, corrects mistake #6, and measures the loop's step 3 for day12.
  */
 #include <math.h>
 #include <stdio.h>
