@@ -24,6 +24,21 @@ int part_from_name(const char *name) {
     return -1;
 }
 
+Family part_family(Part p) {
+    if (part_is_gemm(p)) return F_LINEAR;
+    switch (p) {
+    case P_NORM: case P_ROPE: case P_RESIDUAL: case P_SILU_MUL: case P_ELEMENTWISE: return F_ELEMENTWISE;
+    case P_ATTN: return F_ATTENTION;
+    case P_KV_APPEND: return F_KV_APPEND;
+    default: return F_REST;
+    }
+}
+
+const char *family_name(Family f) {
+    static const char *const name[F_COUNT] = {"linear", "elementwise", "attention", "kv_append", "rest"};
+    return f >= 0 && f < F_COUNT ? name[f] : "?";
+}
+
 int part_is_gemm(Part p) {
     switch (p) {
     case P_Q: case P_K: case P_V: case P_QKV: case P_O: case P_GATE: case P_UP:

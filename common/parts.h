@@ -28,6 +28,13 @@ Part part_from_kernel_name(const char *kernel_name);
  * (its outermost one): linear/addmm/mm -> linear; matmul/bmm, attention, softmax -> attn;
  * pow/mean/rsqrt, *norm* -> norm; any other op -> elementwise. */
 Part part_from_op_name(const char *op_name);
+/* The lesson's families of kernels (its profiler table, by family, not by kernel name): the
+ * linear layers; elementwise (RMSNorm's pieces, RoPE, the residual add, silu * up); the
+ * attention core; and beyond its three, the KV cache's append and the rest (embedding, argmax,
+ * int8's dequantize). */
+typedef enum { F_LINEAR, F_ELEMENTWISE, F_ATTENTION, F_KV_APPEND, F_REST, F_COUNT } Family;
+Family part_family(Part p);
+const char *family_name(Family f);      /* "linear", "elementwise", "attention", "kv_append", "rest" */
 /* A fixed colour per part (RGB), for charts and the trace. */
 void part_color(Part p, unsigned char rgb[3]);
 

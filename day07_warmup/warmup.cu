@@ -35,7 +35,7 @@
  *   first_over_warm     several times, as the lesson says; the excess sits in the first prefill
  *                       and the first decode step, not in the later steps
  *   warm_generate_ms    the eager prefill plus 31 decode steps, each near day11's forecast
- *                       `forecast_t4_tpot_ms_eager_b1_d0` 9.4 ms (H200 runs)
+ *                       `forecast_t4_tpot_ms_eager_b1_d0` 9.4-9.8 ms (H200 runs)
  *   warm_range_pct      under 10 on a quiet machine; eager generates are host-bound, so a busy
  *                       or shared host (a Colab VM is one) can break the lesson's bar: the
  *                       fastest and slowest samples then say whether the prefill or the steps moved
@@ -394,21 +394,28 @@ int main(int argc, char **argv) {
     double range_pct = 100 * r.s.range_over_median;
     report("day07", "warm_range_pct", 10, range_pct, "%",
            range_pct < 10 ? "within the lesson's 10% bar" : "over the lesson's 10% bar: see the samples");
-    if (range_pct >= 10) {   /* what varied: the prefill or the decode steps? */
-        int lo = 0, hi = 0;
-        for (int i = 1; i < r.n; i++) {
-            if (r.samples_ms[i] < r.samples_ms[lo]) lo = i;
-            if (r.samples_ms[i] > r.samples_ms[hi]) hi = i;
-        }
-        int w = warm;        /* the call index = warm-up count + sample index */
-        printf("fastest: sample %d %.2f ms (ttft %.2f ms, median step %.3f ms)\n", lo + 1, r.samples_ms[lo],
-               gc.ttft[w + lo], gc.step[w + lo]);
-        printf("slowest: sample %d %.2f ms (ttft %.2f ms, median step %.3f ms)\n", hi + 1, r.samples_ms[hi],
-               gc.ttft[w + hi], gc.step[w + hi]);
-        printf("reading: %s varied; other work on the GPU or host, or clocks changing, are the usual causes\n",
-               fabs(gc.ttft[w + hi] - gc.ttft[w + lo]) * 1 > fabs(gc.step[w + hi] - gc.step[w + lo]) * (NEW_TOKENS - 1)
-                   ? "the prefill (TTFT)" : "the decode steps");
+    /* Where the spread came from: which sample was slowest (an early one says the warm-up was
+     * short; a later one, the machine), and whether its extra time, against the fastest, was
+     * in the prefill (TTFT) or the decode steps. Rows, so the report can reason from them. */
+    int lo = 0, hi = 0;
+    for (int i = 1; i < r.n; i++) {
+        if (r.samples_ms[i] < r.samples_ms[lo]) lo = i;
+        if (r.samples_ms[i] > r.samples_ms[hi]) hi = i;
     }
+    const int w = warm;        /* the call index = warm-up count + sample index */
+    const double d_ttft = gc.ttft[w + hi] - gc.ttft[w + lo], d_steps = (gc.step[w + hi] - gc.step[w + lo]) * (NEW_TOKENS - 1);
+    const double decode_pct = d_ttft + d_steps > 0 ? 100 * fmax(0, d_steps) / (fmax(0, d_ttft) + fmax(0, d_steps)) : NAN;
+    printf("fastest: sample %d %.2f ms (ttft %.2f ms, median step %.3f ms)\n", lo + 1, r.samples_ms[lo], gc.ttft[w + lo],
+           gc.step[w + lo]);
+    printf("slowest: sample %d %.2f ms (ttft %.2f ms, median step %.3f ms)\n", hi + 1, r.samples_ms[hi], gc.ttft[w + hi],
+           gc.step[w + hi]);
+    report("day07", "warm_slowest_sample", NAN, hi + 1, "count", "which of the 10 warm samples was slowest (1 = the first)");
+    report("day07", "warm_spread_decode_pct", NAN, decode_pct, "%",
+           "of the slowest sample's extra time over the fastest, the share in the decode steps (the rest: the prefill)");
+    if (range_pct >= 10)
+        printf("reading: %s varied%s; other work on the GPU or host, or clocks changing, are the usual causes\n",
+               decode_pct > 50 ? "the decode steps" : "the prefill (TTFT)",
+               hi < 2 ? ", in one of the first samples: the warm-up was not long enough" : "");
 
     /* ---- 5. Would Llama-2-7B fit here? The lesson's arithmetic for this GPU -----------
      * Usable = free memory once a context exists. Weights + framework must fit, and what

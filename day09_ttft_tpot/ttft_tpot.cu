@@ -28,14 +28,14 @@
  *                 `tpot_ms_sub`, `tpot_ms_stream`, `tpot_ms_events` (and `_graph`).
  *   3. the ratio  TTFT and TPOT from the same five generates. The lesson: TPOT 15-30 ms, ratio
  *                 2-4, TTFT 15-40 ms, TTFT / TPOT 2-5. Forecast: `forecast_t4_tpot_ms_eager_b1_d14`
- *                 24.1-25.9 ms (H200 runs), over 6.9 a ratio of 3.5-3.8 (the table's 3-6 row),
- *                 its kernels (`forecast_t4_gpu_ms_per_step_eager_b1_d14` 8.8-8.9 ms (H200 runs))
+ *                 23.3-26.3 ms (H200 runs), over 6.9 a ratio of 3.4-3.8 (the table's 3-6 row),
+ *                 its kernels (`forecast_t4_gpu_ms_per_step_eager_b1_d14` 9.1-9.2 ms (H200 runs))
  *                 under the host's draws. `tpot_ms`, `ratio`, `ttft_ms`, `ttft_over_tpot`.
  *   4. by mode    eager, graph_eager, fused, graph, with the dispatcher (`_d14`) and bare C: the
  *                 ratio moves with the launches, not the bytes. Forecast: graph with the draws
- *                 `forecast_t4_tpot_ms_graph_b1_d14` 9.7-9.8 ms (H200 runs), the lesson's compiled
- *                 step close to 8 ms; bare C eager `forecast_t4_tpot_ms_eager_b1_d0` 9.4 ms at
- *                 `forecast_t4_busy_eager_b1_d0` 94-95% busy (H200 runs), nearly kernel-bound.
+ *                 `forecast_t4_tpot_ms_graph_b1_d14` 9.8-9.9 ms (H200 runs), the lesson's compiled
+ *                 step close to 8 ms; bare C eager `forecast_t4_tpot_ms_eager_b1_d0` 9.4-9.8 ms at
+ *                 `forecast_t4_busy_eager_b1_d0` 94-97% busy (H200 runs), nearly kernel-bound.
  *                 `tpot_ms_eager`, `dispatch_cost_ms` (what Python costs), `tpot_ms_graph`.
  *   5. total / N  a 200-token prompt eager, a 1024-token one on the graph step; the lesson: at
  *                 N = 8 up to 50% too high. `total_over_n_ms_8_long` (its theory: the TPOT).

@@ -37,9 +37,9 @@
  *   part_ms_norm          RMSNorm as eager runs it, eight small kernels (the lesson: 2-4%)
  *   gemm_ms_per_step      the lesson: a little above the floor, 6.9 ms (2.2 GB / 320 GB/s,
  *                         datasheet); gemm_bw_eff = floor / it. All the step's kernels, day11's
- *                         forecast: `forecast_t4_gpu_ms_per_step_eager_b1_d14` 8.8-8.9 ms (H200 runs)
+ *                         forecast: `forecast_t4_gpu_ms_per_step_eager_b1_d14` 9.1-9.2 ms (H200 runs)
  *   busy                  the lesson: 50-65%; day11's forecast of the kit's step,
- *                         `forecast_t4_busy_eager_b1_d14` 34-37% (H200 runs)
+ *                         `forecast_t4_busy_eager_b1_d14` 35-39% (H200 runs)
  *   profiler_overhead_pct tpot_ms_traced against tpot_ms_untraced (the lesson: a ms or two a
  *                         step): shares from the profiler, times from the timer (mistake #11)
  * It proves acceptance question 4 (the three top kernels and their model parts), self-tests
@@ -212,8 +212,8 @@ int main(int argc, char **argv) {
                                               c->n_layers, per_layer);
     else printf("gemms_check=MISMATCH measured %.2f, the config says %d = %d x %d + 1\n", gemms, expected,
                 c->n_layers, per_layer);
-    printf("gemm_calls_window=%.0f (= %d steps x %.0f: torch's # of Calls before dividing by the active steps)\n",
-           gemms * STEPS, STEPS, gemms);
+    printf("gemm_calls_window=%lld (counted over the %d steps%s: torch's # of Calls before dividing by the active "
+           "steps)\n", traced ? (long long)w.gemms : host_gemms, STEPS, traced ? ", from CUPTI" : ", by the launch path");
     printf("launch_path_ops_per_step=%.1f launch_path_gemms_per_step=%.1f launch_path_kernels_per_step=%d "
            "host_launches_per_step=%d\n", (double)host_ops / STEPS, (double)host_gemms / STEPS, sc.kernels,
            sc.host_launches);
@@ -274,19 +274,41 @@ int main(int argc, char **argv) {
         report(DAY, key, NAN, pt->total_ns / 1e6 / STEPS, "ms", note);
         if (part_is_gemm((Part)order[i])) gemm_ns += pt->total_ns;
     }
-    double fam[5] = {0};   /* the lesson's table: linear, elementwise, attention, KV append, norm */
+    /* The lesson's table is by family: each family's share of the GPU time and its kernels per
+     * step, ranked, with the family's largest kernel (by name) as the detail. */
+    double fam[F_COUNT] = {0}, fam_kernels[F_COUNT] = {0};
     for (int p = 0; p < P_COUNT; p++) {
-        double s = w.parts[p].share;
-        if (part_is_gemm((Part)p)) fam[0] += s;
-        else if (p == P_ATTN) fam[2] += s;
-        else if (p == P_KV_APPEND) fam[3] += s;
-        else if (p == P_NORM) fam[4] += s;
-        else if (p == P_ROPE || p == P_RESIDUAL || p == P_SILU_MUL || p == P_ELEMENTWISE) fam[1] += s;
+        fam[part_family((Part)p)] += w.parts[p].share;
+        fam_kernels[part_family((Part)p)] += (double)w.parts[p].calls / STEPS;
     }
-    printf("lesson_table: linear=%.1f%% (lesson 60-80) elementwise=%.1f%% (10-20: rope, residual, silu*up) "
-           "attention=%.1f%% (5-10) kv_append=%.1f%% (3-6) norm=%.1f%% (2-4; eager's 8: to fp32, pow, mean, "
-           "add eps, rsqrt, mul, to fp16, weight mul)\n",
-           100 * fam[0], 100 * fam[1], 100 * fam[2], 100 * fam[3], 100 * fam[4]);
+    static const char *const band[F_COUNT] = {"60-80", "10-20", "5-10", "-", "-"};   /* the lesson's */
+    int forder[F_COUNT];
+    for (int f = 0; f < F_COUNT; f++) forder[f] = f;
+    for (int i = 1; i < F_COUNT; i++)
+        for (int j = i; j > 0 && fam[forder[j]] > fam[forder[j - 1]]; j--) {
+            int x = forder[j]; forder[j] = forder[j - 1]; forder[j - 1] = x;
+        }
+    printf("families (the lesson's table: linear 60-80%%, elementwise 10-20%%, attention 5-10%%):\n");
+    for (int i = 0; i < F_COUNT; i++) {
+        const int f = forder[i];
+        char top[64] = "-", key[64];
+        for (int k = 0; k < w.n_names; k++)   /* rows are by GPU time: the first of the family is its top */
+            if (rows[k].parts && part_family((Part)__builtin_ctz(rows[k].parts)) == f) {   /* its first part's */
+                kernel_short_name(rows[k].nt->name, top, sizeof top);
+                break;
+            }
+        printf("family%d=%s share=%.1f%% kernels_per_step=%.1f top_kernel=%s (lesson: %s%%)\n", i + 1, family_name((Family)f),
+               100 * fam[f], fam_kernels[f], top, band[f]);
+        snprintf(key, sizeof key, "family_share_%s", family_name((Family)f));
+        snprintf(note, sizeof note, "rank %d, %.1f kernels per step; top kernel %s", i + 1, fam_kernels[f], top);
+        report(DAY, key, NAN, 100 * fam[f], "%", note);
+        if (i < 3) {
+            snprintf(key, sizeof key, "family_top%d_share", i + 1);
+            snprintf(note, sizeof note, "%s: %.1f kernels per step; top kernel %s", family_name((Family)f),
+                     fam_kernels[f], top);
+            report(DAY, key, NAN, 100 * fam[f], "%", note);
+        }
+    }
 
     /* Self-test 5: what attention and RMSNorm run as. */
     char attn[256], norm[256];

@@ -30,14 +30,14 @@
  * What to expect on a T4: the lesson's figures (HF eager) and the model's forecast of the kit's
  * steps (`forecast_t4_*`, theory column); the H200's rows are in answers/reference/README.md.
  *   busy_eager_b1_d14    the lesson: 50-65%, about 14 ms of CPU a step against about 8 ms of GPU;
- *                        the kit's emulated HF step: `forecast_t4_busy_eager_b1_d14` 34-37%,
- *                        `forecast_t4_tpot_ms_eager_b1_d14` 24-26 ms (H200 runs)
+ *                        the kit's emulated HF step: `forecast_t4_busy_eager_b1_d14` 35-39%,
+ *                        `forecast_t4_tpot_ms_eager_b1_d14` 23-26 ms (H200 runs)
  *   busy_eager_b1_d0     bare C launches hide under a T4's kernels: `forecast_t4_busy_eager_b1_d0`
- *                        93-95% (H200 runs)
+ *                        94-97% (H200 runs)
  *   busy_graph_*         one launch a step: `forecast_t4_tpot_ms_graph_b1_d0` 9.7-9.8 ms (H200
  *                        runs); the lesson's reduce-overhead TPOT: close to 8 ms
  *   batch 32             the same launches, longer kernels, busy up, TPOT flat (the lesson):
- *                        `forecast_t4_busy_eager_b32_d14` 40-42% (H200 runs)
+ *                        `forecast_t4_busy_eager_b32_d14` 43-46% (H200 runs)
  *   gap_median_us_*      the lesson: 10-40 us a gap
  *   crossover_us         theory: (GPU time / launches - host time per launch) / the draws' mean
  *                        over their median; measured: where the sweep's rising line meets TPOT at
@@ -90,6 +90,8 @@ typedef struct {
     double gpu_ms;           /* light trace: kernel intervals merged, per step */
     double busy;             /* gpu_ms / tpot_ms, % */
     double gaps_per_step, gap_median_us, gap_p90_us;                  /* light trace, inside steps */
+    int gap_median_part;       /* the part whose launch the middle third of the gaps waited for most often (full
+                                * trace; -1: none) */
     double tpot_light_ms, tpot_full_ms;                               /* under each tracer */
     double busy_traced, host_bound, launch_api_us, launches_per_step, kernels_per_step;   /* full trace */
     double launch_delay_us;  /* full trace: median from a launch call's end to its kernel's start */
@@ -220,6 +222,20 @@ static void light_pass(Ctx *x, Result *r) {
 
 /* Under the full trace: the CPU side (host-bound share, launch calls), what the traced
  * timeline shows, and the files. timeline: the PNG of the step closest to the median. */
+/* What a typical gap waits for: the part of the kernel that closes it (its launch path's tag,
+ * which the full trace carries), most often among the gaps between the 33rd and the 67th
+ * percentile; -1 when there are none. */
+static int typical_gap_part(const TraceWindow *w) {
+    int count[P_COUNT] = {0}, best = -1;
+    const double p33 = percentile_of(w->gaps_ns, w->n_gaps, 33), p67 = percentile_of(w->gaps_ns, w->n_gaps, 67);
+    for (int k = 0; k < w->n_gaps; k++)
+        if (w->gaps_ns[k] >= p33 && w->gaps_ns[k] <= p67 && w->gap_part[k] >= 0 && w->gap_part[k] < P_COUNT)
+            count[w->gap_part[k]]++;
+    for (int p = 0; p < P_COUNT; p++)
+        if (count[p] && (best < 0 || count[p] > count[best])) best = p;
+    return best;
+}
+
 static void full_pass(Ctx *x, Result *r, const char *timeline) {
     uint64_t mark[STEPS + 1];
     r->tpot_full_ms = run_steps(x, r, mark, NULL, 0);
@@ -230,6 +246,7 @@ static void full_pass(Ctx *x, Result *r, const char *timeline) {
     r->launch_delay_us = w.launch_delay_ns.median / 1e3;
     r->launches_per_step = w.launch_calls_per_step;
     r->kernels_per_step = w.kernels_per_step;
+    r->gap_median_part = typical_gap_part(&w);
     trace_window_free(&w);
     char path[4096];
     result_path(path, sizeof path, "trace_", r->name, "json");
@@ -270,6 +287,9 @@ static void report_config(const Result *r, double floor_ms, int traced) {
         snprintf(key, sizeof key, "%.20s%.40s", items[i].stem, r->name);
         snprintf(note, sizeof note, "%s, batch %d, dispatch median %.0f us: %s", mode_name(r->mode), r->batch, r->dispatch_us,
                  items[i].how);
+        if (!strcmp(items[i].stem, "gap_median_us_") && r->gap_median_part >= 0)
+            snprintf(note + strlen(note), sizeof note - strlen(note), "; the typical gap waits for the launch of: %s",
+                     part_name((Part)r->gap_median_part));
         report(DAY, key, NAN, items[i].v, items[i].unit, note);
     }
 }
@@ -540,9 +560,10 @@ int main(int argc, char **argv) {
            launches, mean_ratio, launches * mean_ratio / 1e3);
     double measured = NAN;
     if (slope > 0.25 * launches * mean_ratio / 1e3) {
-        measured = fmax(0, rb->dispatch_us - (rb->tpot_ms - r0->tpot_ms) / slope);
-        printf("crossover_measured_us=%.1f (TPOT(0) = %.3f ms meets the rising line through d=%.0f and d=%.0f)\n",
-               measured, r0->tpot_ms, ra->dispatch_us, rb->dispatch_us);
+        measured = rb->dispatch_us - (rb->tpot_ms - r0->tpot_ms) / slope;
+        printf("crossover_measured_us=%.1f (TPOT(0) = %.3f ms meets the rising line through d=%.0f and d=%.0f%s)\n",
+               measured, r0->tpot_ms, ra->dispatch_us, rb->dispatch_us,
+               measured <= 0 ? "; at or below 0: TPOT rose from the first draw, overhead-bound with no dispatcher" : "");
     } else {
         printf("crossover_measured: TPOT did not rise with dispatch up to %.0f us: the step stays GPU-bound\n",
                rb->dispatch_us);

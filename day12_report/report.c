@@ -32,7 +32,7 @@
  * 6.9 ms a step), the lesson's column sits beside your measurement, and the forecast column is
  * day11's timeline model as the reference run made it (answers/reference/rows.tsv, the H200's
  * steps replayed on a T4: for the emulated HF eager step `forecast_t4_tpot_ms_eager_b1_d14`
- * 24.1-25.9 ms (H200 runs)), so your measured column checks the model. What the report said on
+ * 23.3-26.3 ms (H200 runs)), so your measured column checks the model. What the report said on
  * the H200 is in answers/reference/README.md ("day12").
  *
  * Quiz: the report is where all five acceptance questions meet; answers/README.md cites
@@ -149,12 +149,14 @@ static void over_floor(const Row *r, Cell *c, const char *floor) {
 static Row *frows;
 static int nfrows;
 static const char *fsource;
+static int on_t4;   /* the GPU at hand is a T4: no sentence tells it what a T4 "would" do */
 static void forecast_open(void) {
     free(frows);
     frows = NULL, nfrows = 0;
     const Row *gpu = got("gpu");
     fsource = "this run";
-    if (gpu && strstr(gpu->note, "T4") && !strstr(gpu->note, "emulated")) {
+    on_t4 = gpu && strstr(gpu->note, "T4") && !strstr(gpu->note, "emulated");
+    if (on_t4) {
         FILE *f = fopen(REFERENCE_ROWS, "r");
         if (f) {
             fclose(f);
@@ -182,7 +184,10 @@ static void why_gpu(const Row *r, Cell *c) {
     if (!isnan(peak)) add(c->theory, "fp16 %s TFLOP/s", num(peak));
     if (!isnan(ridge)) add(c->theory, "ridge %s FLOP/B", num(ridge));
     if (!c->theory[0]) snprintf(c->theory, sizeof c->theory, "— (make day09)");
-    if (!isnan(bw)) add(c->why, "moves bytes %s× as fast as the T4's 320 GB/s: every floor below is that much lower", num(bw / 320));
+    if (on_t4) add(c->why, "the lesson's GPU: its floors are this run's");
+    else if (!isnan(bw))
+        add(c->why, "moves bytes %s× as fast as the lesson's T4 (datasheet: 320 GB/s): every floor below is that much "
+                    "lower", num(bw / 320));
     add(c->why, r->measured < 80 ? "no bf16 tensor cores, so fp16 throughout (mistake #1)"
                                  : "has bf16 tensor cores; the kit computes in fp16 anyway, like the T4");
 }
@@ -193,9 +198,21 @@ static void why_weights(const Row *r, Cell *c) {
     else if (x >= 1) add(c->why, "fp16 weights + %s GB of KV cache, workspace and context", num(r->measured - r->theory));
     else add(c->why, "less than the weights alone: not all of them reached the GPU");
 }
+/* Where the spread came from, from day07's rows: the slowest sample (an early one: the warm-up
+ * was short; a later one: the machine) and the share of its extra time in the decode steps,
+ * which in eager are the host's (day11's busy ratio says how much). */
 static void why_range(const Row *r, Cell *c) {
-    add(c->why, r->measured < r->theory ? "within the lesson's 10%% bar: stable enough to compare"
-        : "above the 10%% bar: warmup missing or another process on the GPU (mistakes #2, #3)");
+    if (r->measured < r->theory) add(c->why, "within the lesson's 10%% bar: stable enough to compare");
+    else add(c->why, "above the lesson's 10%% bar");
+    const double slow = M("warm_slowest_sample"), decode = M("warm_spread_decode_pct"), busy = M("busy_eager_b1_d0");
+    if (!isnan(slow))
+        add(c->why, "the slowest of the 10 was sample %s, %s", num(slow),
+            slow <= 2 ? "one of the first: the warm-up was too short (mistake #2)"
+                      : "after the warm-up had settled: the machine moved, not the warm-up (another process, the host, "
+                        "clocks; mistake #3)");
+    if (!isnan(decode))
+        add(c->why, "%s%% of its extra time was in the decode steps%s", num(decode),
+            decode > 50 && busy < 50 ? ", which are host-bound (busy under 50%, day11): the host moved" : "");
 }
 static void why_ttft(const Row *r, Cell *c) {
     over_floor(r, c, "its floor");
@@ -216,7 +233,8 @@ static void why_tpot(const Row *r, Cell *c) {
 }
 static void why_bare(const Row *r, Cell *c) {
     over_floor(r, c, "the floor");
-    if (got("busy_eager_b1_d0")) add(c->why, "busy %s%%", num(M("busy_eager_b1_d0")));
+    if (got("busy_eager_b1_d0"))
+        add(c->why, "busy %s%% (day11's bare C step, %s ms)", num(M("busy_eager_b1_d0")), num(M("tpot_ms_eager_b1_d0")));
     if (got("tpot_ms"))
         add(c->why, "the same kernels without Python's median %s µs a launch: %s× faster than the emulated HF eager step",
             num(dispatch_us()), num(M("tpot_ms") / r->measured));
@@ -236,8 +254,11 @@ static void why_ratio(const Row *r, Cell *c) {
     while (i < 4 && r->measured >= bands[i].hi) i++;   /* the last band has no end */
     add(c->why, "ratio %s: in the lesson's %s band: %s", num(r->measured), bands[i].range, bands[i].means);
     add(c->why, "%s the 2–4 expected of HF eager", band(r->measured, 2, 4));
-    if (got("dispatch_cost_ms"))      /* the host's cost is the same on any GPU; the floor is not */
-        add(c->why, "the dispatcher's %s ms alone are %s× a T4's 6.9 ms floor (the lesson's), %s× this GPU's: a faster GPU "
+    if (got("dispatch_cost_ms") && on_t4)   /* the host's cost is the same on any GPU; the floor is not */
+        add(c->why, "the dispatcher's %s ms alone are %s× this GPU's floor", num(M("dispatch_cost_ms")),
+            num(M("dispatch_cost_ms") / T("tpot_ms")));
+    else if (got("dispatch_cost_ms"))
+        add(c->why, "the dispatcher's %s ms alone are %s× the lesson's T4 floor of 6.9 ms, %s× this GPU's: a faster GPU "
             "raises the ratio (mistake #14)", num(M("dispatch_cost_ms")), num(M("dispatch_cost_ms") / 6.9),
             num(M("dispatch_cost_ms") / T("tpot_ms")));
 }
@@ -248,8 +269,8 @@ static void why_ttft_tpot(const Row *r, Cell *c) {
     add(c->why, "a 200-token prefill costs %s decode steps, %s the lesson's 2–5", num(r->measured),
         band(r->measured, 2, 5));
     add(c->why, "the kit's prefill runs one kernel per op (about half an eager step's launches, each with the "
-                "dispatcher) where HF's eager prefill runs as many ops as its decode step; and this GPU's TTFT floor "
-                "is %s ms where a T4's is 6.9 (the lesson's)", num(T("ttft_ms")));
+                "dispatcher) where HF's eager prefill runs as many ops as its decode step; this GPU's TTFT floor is "
+                "%s ms%s", num(T("ttft_ms")), on_t4 ? "" : ", the lesson's T4 floor 6.9");
     if (got("ttft_ms_bare") && got("tpot_ms_fused"))
         add(c->why, "bare C, fused: %s ms ÷ %s ms = %s", num(M("ttft_ms_bare")), num(M("tpot_ms_fused")),
             num(M("ttft_ms_bare") / M("tpot_ms_fused")));
@@ -259,7 +280,7 @@ static void why_gemms(const Row *r, Cell *c) {
     if (r->measured == want) add(c->why, "matches day 2's count: 7 linears × 22 layers + lm_head");
     else add(c->why, "%s off the config's %s: some linear layers were not seen as GEMMs", num(r->measured - want), num(want));
 }
-/* A top-k row (note "name -> parts") as "`name` → parts, share%"; its parts into part. */
+/* A top-k kernel row (note "name -> parts") as "`name` → parts, share%"; its parts into part. */
 static void top_cell(const Row *r, char *cell, size_t cap, char part[64]) {
     char name[200] = "?";
     const char *arrow = strstr(r->note, "->");
@@ -270,16 +291,19 @@ static void top_cell(const Row *r, char *cell, size_t cap, char part[64]) {
     if (strlen(name) > 48) strcpy(name + 45, "...");
     snprintf(cell, cap, "`%s` → %s, %s%%", name, part, num(r->measured));
 }
-/* The three top kernels: the lesson expects these families at ranks 1, 2, 3. */
+/* The lesson's table is by family (day10's family_top<k>_share rows, note "family: N kernels
+ * per step; top kernel NAME"): rank k's family, its kernels and share, its top kernel as detail. */
 static void why_top(const Row *r, Cell *c, int rank) {
-    static const char *const family[] = {"linear layers", "elementwise", "attention"};
+    static const char *const family[] = {"linear", "elementwise", "attention"};
     static const double lo[] = {60, 10, 5}, hi[] = {80, 20, 10};
-    char part[64], first[64];             /* "q/k/v/o/..." -> "q": one kernel, one family */
-    top_cell(r, c->measured, sizeof c->measured, part);
-    snprintf(first, sizeof first, "%.*s", (int)strcspn(part, "/"), part);
-    int p = part_from_name(first);
-    const char *fam = p < 0 ? "?" : part_is_gemm(p) ? family[0] : p == P_ATTN ? family[2] : family[1];
-    if (fam == family[rank - 1]) add(c->why, "the lesson's family for rank %d (%s)", rank, fam);
+    char fam[32] = "?", top[80] = "?";
+    double kernels = NAN;
+    sscanf(r->note, "%31[^:]: %lf kernels per step", fam, &kernels);
+    const char *t = strstr(r->note, "top kernel ");
+    if (t) snprintf(top, sizeof top, "%s", t + strlen("top kernel "));
+    snprintf(c->measured, sizeof c->measured, "%s, %s kernels a step, %s%% (top kernel `%s`)", fam, num(kernels),
+             num(r->measured), top);
+    if (!strcmp(fam, family[rank - 1])) add(c->why, "the lesson's family for rank %d (%s)", rank, fam);
     else add(c->why, "the lesson has %s at rank %d; here %s", family[rank - 1], rank, fam);
     add(c->why, "share %s its %g–%g%%", band(r->measured, lo[rank - 1], hi[rank - 1]), lo[rank - 1], hi[rank - 1]);
 }
@@ -298,8 +322,9 @@ static void why_kernels(const Row *r, Cell *c) {
             num(M("gemms_per_step")), num(r->measured - M("gemms_per_step")));
 }
 static void why_busy1(const Row *r, Cell *c) {
-    add(c->why, "%s the lesson's 50–65%%: %s ms of kernels in a %s ms step", band(r->measured, 50, 65),
-        num(M(D("gpu_ms_per_step_eager_b1_d%.0f"))), num(M(D("tpot_ms_eager_b1_d%.0f"))));
+    add(c->why, "%s the lesson's 50–65%%: %s ms of kernels in day11's %s ms step (day11 times its own steps; day09's "
+                "TPOT above is %s ms)", band(r->measured, 50, 65), num(M(D("gpu_ms_per_step_eager_b1_d%.0f"))),
+        num(M(D("tpot_ms_eager_b1_d%.0f"))), num(M("tpot_ms")));
     if (!isnan(FT(D("forecast_t4_gpu_ms_per_step_eager_b1_d%.0f"))))
         add(c->why, "the T4 forecast: %s ms of kernels in a %s ms step: the same host, slower kernels (mistake #14)",
             num(FT(D("forecast_t4_gpu_ms_per_step_eager_b1_d%.0f"))), num(FT(D("forecast_t4_tpot_ms_eager_b1_d%.0f"))));
@@ -334,6 +359,9 @@ static void why_gap(const Row *r, Cell *c) {
     if (got(D("gap_p90_us_eager_b1_d%.0f"))) add(c->why, "p90 %s µs", num(M(D("gap_p90_us_eager_b1_d%.0f"))));
     if (got(D("host_bound_eager_b1_d%.0f")))
         add(c->why, "%s%% of gap time the CPU was still launching", num(M(D("host_bound_eager_b1_d%.0f"))));
+    const char *waits = strstr(r->note, "waits for the launch of: ");
+    if (waits && strcmp(waits + strlen("waits for the launch of: "), "other"))   /* "other" names no op */
+        add(c->why, "the typical gap waits for the launch of a %s kernel", waits + strlen("waits for the launch of: "));
     if (got("gap_median_us_eager_b1_d0")) add(c->why, "bare C launches: %s µs", num(M("gap_median_us_eager_b1_d0")));
 }
 static void why_graph(const Row *r, Cell *c) {
@@ -368,9 +396,9 @@ static const Item items[] = {
     {"tok/s, emulated HF eager", "day09", "tok_s", "at most 145", why_toks},
     {"TTFT ÷ TPOT, emulated HF eager", "day09", "ttft_over_tpot", "expected 2–5", why_ttft_tpot},
     {"Linear layers per step", "day10", "gemms_per_step", "155 (aten::linear)", why_gemms},
-    {"Top 1 kernel / share", "day10", "top1_share", "gemm/gemv, 60–80%", why_top1},
-    {"Top 2 kernel / share", "day10", "top2_share", "elementwise, 10–20%", why_top2},
-    {"Top 3 kernel / share", "day10", "top3_share", "attention, 5–10%", why_top3},
+    {"Top 1 kernel family / share", "day10", "family_top1_share", "gemm/gemv, 60–80%", why_top1},
+    {"Top 2 kernel family / share", "day10", "family_top2_share", "elementwise, 10–20%", why_top2},
+    {"Top 3 kernel family / share", "day10", "family_top3_share", "attention, 5–10%", why_top3},
     {"GEMM GPU time per step", "day10", "gemm_ms_per_step", "a little above 6.9 ms", why_gemm_ms},
     {"Kernels per step", "day10", "kernels_per_step", "300–400", why_kernels},
     {"GPU busy ratio, batch 1, emulated HF eager", "day11", "busy_eager_b1_d%.0f", "50–65%", why_busy1, "forecast_t4_busy_eager_b1_d%.0f"},
@@ -466,7 +494,9 @@ static void chart_tpot_modes(void) {
                .refs = &ref, .nrefs = !isnan(floor_ms)};
     fprintf(out, "**TPOT per mode.** Each bar is one way to run the same math, with the emulated dispatcher (a median "
                  "%s µs before each launch, lighter) and with the kit's bare C launches; the dashed line is weight bytes ÷ "
-                 "bandwidth. The closer a bar, the less of the step is not moving weights.\n\n", num(dispatch_us()));
+                 "bandwidth (%s ms). The closer a bar, the less of the step is not moving weights: here from %s ms (eager, "
+                 "the dispatcher) to %s ms (graph, bare C).\n\n", num(dispatch_us()), num(T("tpot_ms")),
+            num(M(D("tpot_ms_eager_b1_d%.0f"))), num(M("tpot_ms_graph_b1_d0")));
     embed("TPOT per mode", "tpot_modes.png", chart_bars(&c, path_of("tpot_modes.png"), bars, n));
 }
 
@@ -492,7 +522,8 @@ static void chart_busy(void) {
     fprintf(out, "**Busy ratio per configuration.** GPU time per step (kernel intervals merged, from a kernel-only "
                  "trace) ÷ the step's untraced TPOT. d%s adds host work before each launch, like a Python dispatcher, "
                  "drawn from a real PyTorch trace's host gaps with a median of %s µs; the lesson's T4 band is "
-                 "50–65%%.\n\n", num(dispatch_us()), num(dispatch_us()));
+                 "50–65%%. Here batch 1 runs from %s%% (eager, d%s) to %s%% (graph, d0).\n\n", num(dispatch_us()),
+            num(dispatch_us()), num(M(D("busy_eager_b1_d%.0f"))), num(dispatch_us()), num(M("busy_graph_b1_d0")));
     embed("busy ratio per configuration", "busy.png", chart_bars(&c, path_of("busy.png"), bars, n));
 }
 
@@ -527,10 +558,18 @@ static void chart_gaps(void) {
     }
     if (!ns) not_run("The gap histogram", "day11");
     else {
-        Chart c = {.title = "Gaps between kernels on the GPU timeline", .xlabel = "gap (us, log scale)",
-                   .ylabel = "gaps", .logx = 1};
-        fprintf(out, "**The gaps.** Every idle interval between kernels inside the measured steps (kernel-only trace). "
-                     "Microseconds: nvidia-smi's sampling window is hundreds of milliseconds and never shows them "
+        Chart c = {.title = "Gaps between kernels on the GPU timeline, each configuration's share of its own gaps",
+                   .xlabel = "gap (us, log scale)", .ylabel = "share of its gaps (%)", .logx = 1, .density = 1};
+        fprintf(out, "**The gaps.** Every idle interval between kernels inside the measured steps (kernel-only trace), "
+                     "each configuration as a share of its own gaps, so the few of the fused and graph steps show "
+                     "beside eager's many:");
+        for (int i = 0; i < ns; i++) {
+            char per_step[64], median[64];
+            snprintf(per_step, sizeof per_step, "gaps_per_step_%s", s[i].name);
+            snprintf(median, sizeof median, "gap_median_us_%s", s[i].name);
+            fprintf(out, "%s %s %s a step, median %s µs", i ? ";" : "", s[i].name, num(M(per_step)), num(M(median)));
+        }
+        fprintf(out, ". Microseconds: nvidia-smi's sampling window is hundreds of milliseconds and never shows them "
                      "(mistake #13).\n\n");
         embed("gap histogram", "gaps.png", chart_hist(&c, path_of("gaps.png"), s, ns, 30));
     }
@@ -560,8 +599,12 @@ static void chart_sweep(void) {
                  "host gaps; the axis is its median (its mean is %s× that). While it is shorter than a kernel's GPU "
                  "time the queue stays ahead and TPOT holds; past that the GPU waits and TPOT grows with it.",
             num(dispatch_mean_us() / dispatch_us()));
-    if (got("crossover_us"))
+    if (got("crossover_us") && M("crossover_us") > 0)
         fprintf(out, " The curve turned at a median of %s µs of dispatch per launch.", num(M("crossover_us")));
+    else if (got("crossover_us"))
+        fprintf(out, " The rising line through the largest dispatches meets TPOT without any at %s µs, at or "
+                     "below zero: the curve never held flat; the step was overhead-bound from the start.",
+                num(M("crossover_us")));
     if (T("crossover_us") >= 0)
         fprintf(out, " Predicted: %s µs ((GPU time per step ÷ launches − one launch call) ÷ the draws' mean over "
                      "their median).", num(T("crossover_us")));
@@ -581,8 +624,12 @@ static void timelines(void) {
         not_run("The decode-step timelines", "day11");
         return;
     }
-    fprintf(out, "**One decode step on the timeline** (day11; CPU launches above, GPU kernels below, "
-                 "coloured by model part, white = idle). Open results/trace_*.json in ui.perfetto.dev for the full picture.\n\n");
+    fprintf(out, "**One decode step on the timeline** (day11, under the full tracer; CPU launches above, GPU kernels "
+                 "below, coloured by model part, white = idle; a pixel column is shaded by the share of its time a "
+                 "kernel ran, so the picture is as busy as the step: the eager step %s%%, the graph step %s%% "
+                 "(`busy_traced_*`, the traced timeline's union over its span)). Open results/trace_*.json in "
+                 "ui.perfetto.dev for the full picture.\n\n", num(M(D("busy_traced_eager_b1_d%.0f"))),
+            num(M(D("busy_traced_graph_b1_d%.0f"))));
     for (int i = 0; i < 2; i++) {
         char title[64];
         snprintf(title, sizeof title, "decode step timeline, %s", mode[i]);
@@ -714,11 +761,6 @@ static void experiment_log(void) {
             fl, num(floor_ms));
 }
 
-/* ---- beyond the week: one kernel per step (day09's section 8) ----------------------------- */
-/* Persistent mode beside the loop's step 2 (graph): its TPOT and ratio by day09's protocol, bare
- * C and with the dispatcher, and what it removed, as measured: kernels per step (day09, as
- * launched) and the busy ratio (day11, batch 1, no dispatcher). Not run: day09's reason
- * (persistent_not_run), or which day to run. */
 /* Mistake #14 on this run's steps: day11's timeline model replays them on this GPU 2x and 10x
  * faster (its forecast_2x_* and forecast_10x_* rows, theory column), the host unchanged. */
 static void faster_gpu(void) {
@@ -737,6 +779,31 @@ static void faster_gpu(void) {
             num(te10), num(te / te10), num(tg), num(tg2), num(tg10), num(tg / tg10));
 }
 
+/* Seed 004's third trap, "profile the workload you serve": the table's numbers come from one
+ * configuration (batch 1, eager, the dispatcher); batch 32's profile differs, in day11's rows. */
+static void workload_you_serve(void) {
+    const double b1 = M(D("busy_eager_b1_d%.0f")), b32 = M(D("busy_eager_b32_d%.0f"));
+    const double g1 = M(D("gpu_ms_per_step_eager_b1_d%.0f")), g32 = M(D("gpu_ms_per_step_eager_b32_d%.0f"));
+    const double t1 = M(D("tpot_ms_eager_b1_d%.0f")), t32 = M(D("tpot_ms_eager_b32_d%.0f"));
+    fprintf(out, "**Profile the workload you serve (seed 004's third trap).** The table's profile (kernels, shares, busy "
+                 "ratio, gaps) comes from one configuration: batch 1, the eager step, the dispatcher at a median of "
+                 "%s µs (day10 profiles it; day11 measures the rest). ", num(dispatch_us()));
+    if (isnan(b1) || isnan(b32) || isnan(g1) || isnan(g32) || isnan(t1) || isnan(t32)) {
+        fprintf(out, "Batch 32's profile: not run (make day11).\n\n");
+        return;
+    }
+    fprintf(out, "A server runs many requests at once, and at batch 32 the same step profiles otherwise (day11): "
+                 "the GPU time per step goes from %s to %s ms (×%s), as the small kernels get real work; the busy "
+                 "ratio from %s%% to %s%%; the step itself from %s to %s ms (×%s). The top kernels at batch 32: "
+                 "`bin/day10_profiler --batch 32`.\n\n", num(g1), num(g32), num(g32 / g1), num(b1), num(b32), num(t1),
+            num(t32), num(t32 / t1));
+}
+
+/* ---- beyond the week: one kernel per step (day09's section 8) ----------------------------- */
+/* Persistent mode beside the loop's step 2 (graph): its TPOT and ratio by day09's protocol, bare
+ * C and with the dispatcher, and what it removed, as measured: kernels per step (day09, as
+ * launched) and the busy ratio (day11, batch 1, no dispatcher). Not run: day09's reason
+ * (persistent_not_run), or which day to run. */
 static void beyond_the_week(void) {
     fprintf(out, "**Beyond the week: one kernel per step.** Not one of the lesson's four modes: `persistent` runs the "
                  "whole decode step as one kernel resident on every SM, each block waiting only for the tiles it reads "
@@ -979,6 +1046,7 @@ void report_write(const char *results) {
     chart_parts();
     experiment_log();
     faster_gpu();
+    workload_you_serve();
     beyond_the_week();
     your_pytorch_run();
     fclose(out);

@@ -222,7 +222,7 @@ static int range_at(const char *t, int i, double *lo, double *hi, double *half, 
     *dash_used = NULL;
     int j = i + n, k;
     const char *dash = !strncmp(t + j, "\xe2\x80\x93", 3) ? "\xe2\x80\x93" : t[j] == '-' ? "-" : !strncmp(t + j, " to ", 4) ? " to " : NULL;
-    if (dash && (k = number_at(t, j + (int)strlen(dash), hi, &half[1])) > 0 && t[j + strlen(dash)] != '-') {
+    if (dash && (k = number_at(t, j + (int)strlen(dash), hi, &half[1])) > 0 && !(dash[0] == '-' && t[j + 1] == '-')) {
         j += (int)strlen(dash) + k;
         *dash_used = dash;
     }

@@ -52,3 +52,13 @@ Stats stats_of(const double *x, int n) {
 }
 
 double median_of(const double *x, int n) { return stats_of(x, n).median; }
+
+double percentile_of(const double *x, int n, double p) {
+    if (n <= 0) return NAN;
+    double *s = xmalloc(sizeof(double) * (size_t)n);
+    memcpy(s, x, sizeof(double) * (size_t)n);
+    qsort(s, (size_t)n, sizeof(double), cmp_double);
+    const double v = percentile(s, n, p);
+    free(s);
+    return v;
+}

@@ -17,6 +17,7 @@ typedef struct {
 Stats stats_of(const double *x, int n);          /* does not reorder x */
 double median_of(const double *x, int n);        /* stats_of(x, n).median; NAN when n <= 0 */
 double percentile(const double *sorted, int n, double p);   /* p in [0, 100] */
+double percentile_of(const double *x, int n, double p);     /* the same of unsorted x (not reordered); NAN when n <= 0 */
 
 #ifdef __cplusplus
 }

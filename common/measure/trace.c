@@ -128,7 +128,8 @@ static int is_graph_launch(const TApi *a) {
 }
 
 int trace_kernel_part(const TKernel *k) {
-    if (k->ext && k->part >= 0 && k->part < P_COUNT) return k->part;
+    /* a graph's kernels carry the tag of the op that launched the graph ("other"): their names say more */
+    if (k->ext && k->part >= 0 && k->part < P_COUNT && k->part != P_OTHER) return k->part;
     return part_from_kernel_name(k->name);
 }
 static int kernel_is_gemm(const TKernel *k) {
@@ -269,6 +270,7 @@ TraceWindow trace_window_host(const Trace *t, uint64_t t0, uint64_t t1, uint64_t
 
     /* the timeline: busy, span, gaps and which gaps the host caused */
     w.gaps_ns = xmalloc(sizeof(double) * (size_t)(n + 1));
+    w.gap_part = xmalloc(sizeof(int) * (size_t)(n + 1));
     int *gap_end = xmalloc(sizeof(int) * (size_t)(n + 1));
     uint64_t *union_end = xmalloc(sizeof(uint64_t) * (size_t)(n + 1));
     w.busy_ns = union_and_gaps(s, n, w.gaps_ns, &w.n_gaps, gap_end, union_end);
@@ -282,6 +284,7 @@ TraceWindow trace_window_host(const Trace *t, uint64_t t0, uint64_t t1, uint64_t
     w.gap = stats_of(w.gaps_ns, w.n_gaps);
     for (int g = 0; g < w.n_gaps; g++) {
         const TApi *launch = api_of(t, ix, t->k[s[gap_end[g]].i].corr);
+        w.gap_part[g] = trace_kernel_part(&t->k[s[gap_end[g]].i]);
         w.gap_total_ns += w.gaps_ns[g];
         w.n_gaps_joined += launch != NULL;
         if (gap_is_host_bound(launch, union_end[g])) {
@@ -328,7 +331,8 @@ TraceWindow trace_window_host(const Trace *t, uint64_t t0, uint64_t t1, uint64_t
     free(d);
 
     /* counts per step */
-    w.gemms_per_step = count_gemm_ops(t, ix, s, n) * per_step;
+    w.gemms = count_gemm_ops(t, ix, s, n);
+    w.gemms_per_step = w.gemms * per_step;
     int nvtx = 0;
     for (int i = 0; i < t->nnvtx; i++) nvtx += in_window(t->nvtx[i].start, h0, h1);
     w.nvtx_ops_per_step = nvtx * per_step;
@@ -350,9 +354,11 @@ TraceWindow trace_window_host(const Trace *t, uint64_t t0, uint64_t t1, uint64_t
 
 void trace_window_free(TraceWindow *w) {
     free(w->gaps_ns);
+    free(w->gap_part);
     free(w->names);
     free(w->dispatch_ns);
     w->gaps_ns = NULL;
+    w->gap_part = NULL;
     w->names = NULL;
     w->dispatch_ns = NULL;
     w->n_gaps = w->n_names = w->n_dispatch = 0;

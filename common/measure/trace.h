@@ -54,7 +54,8 @@ void trace_add_sync(Trace *t, const TSync *s);
 void trace_clear(Trace *t);
 void trace_free(Trace *t);
 const TApi *trace_api_by_corr(const Trace *t, uint32_t corr);   /* NULL if none */
-/* A kernel's part: its tag's when it has one, else the guess from its name. */
+/* A kernel's part: its tag's when it has one (other than "other", the tag a graph's kernels
+ * carry from the op that launched the graph), else the guess from its name. */
 int trace_kernel_part(const TKernel *k);
 /* cudaLaunchKernel*, cudaLaunchCooperativeKernel*, cudaGraphLaunch* and their driver twins. */
 int trace_is_launch_call(const char *api_name);
@@ -74,11 +75,13 @@ typedef struct { int calls; double total_ns, share, path_ns; } TPartTime;
 typedef struct {
     int steps;
     int kernels;                 /* kernel records starting inside the window */
+    int gemms;                   /* GEMM ops (cuBLAS calls) counted over the window's steps */
     double kernels_per_step, gemms_per_step, nvtx_ops_per_step, launch_calls_per_step;
     double gpu_ns;               /* sum of kernel durations */
     double busy_ns, span_ns, busy_ratio;
     int n_gaps;
     double *gaps_ns;             /* n_gaps gaps, in timeline order (owned) */
+    int *gap_part;               /* the part of the kernel that closes each: what the GPU waited for (owned) */
     Stats gap;                   /* of gaps_ns, in ns */
     double gap_total_ns, host_bound_ns, host_bound_share;   /* whole gaps whose launch call began after the GPU ran dry */
     double host_wait_ns, host_wait_share;   /* of those gaps only the part before the launch call began */

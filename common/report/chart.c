@@ -428,21 +428,27 @@ int chart_hist(const Chart *c, const char *path, const ChartSample *s, int ns, i
     if (mn == mx) mn = c->logx ? mn / 2 : mn - 0.5, mx = c->logx ? mx * 2 : mx + 0.5;
     /* bins over [mn, mx] exactly, in log space when logx */
     double lo = c->logx ? log10(mn) : mn, hi = c->logx ? log10(mx) : mx;
-    int *count = xcalloc((size_t)ns * bins + 1, sizeof(int)), top = 0;
-    for (int k = 0; k < ns; k++)
+    double *count = xcalloc((size_t)ns * bins + 1, sizeof(double)), top = 0;
+    for (int k = 0; k < ns; k++) {
+        int total = 0;
         for (int i = 0; i < s[k].n; i++) {
             double v = s[k].v[i];
             if (!isfinite(v) || (c->logx && v <= 0)) continue;
             int b = (int)(((c->logx ? log10(v) : v) - lo) / (hi - lo) * bins);
             b = b < 0 ? 0 : b >= bins ? bins - 1 : b;
-            if (++count[k * bins + b] > top) top = count[k * bins + b];
+            count[k * bins + b]++, total++;
         }
+        for (int b = 0; b < bins; b++) {
+            if (c->density && total) count[k * bins + b] *= 100.0 / total;
+            top = fmax(top, count[k * bins + b]);
+        }
+    }
     Axis x = axis_fit(mn, mx, c->logx, 0, 0), y = axis_fit(0, top, 0, 1, 0);
-    if (y.step < 1) { y.step = 1; y.hi = ceil(y.hi); }          /* counts are whole */
+    if (y.step < 1 && !c->density) { y.step = 1; y.hi = ceil(y.hi); }   /* counts are whole */
     Legend *l = xcalloc((size_t)ns + 1, sizeof(Legend));
     for (int k = 0; k < ns; k++) l[k] = (Legend){s[k].name, pick(s[k].rgb, k), -1};
     Chart cc = *c;
-    if (!cc.ylabel) cc.ylabel = "count";
+    if (!cc.ylabel) cc.ylabel = c->density ? "share of its set (%)" : "count";
     Canvas cv = canvas(default_w(c), default_h(c));
     Rect p = frame(&cv, &cc, &x, &y, 0, ns > 1 || (ns == 1 && s[0].name) ? legend_w(l, ns) : 0, 1);
     clip(&cv, p.x0, p.y0, p.x1, p.y1);
@@ -450,8 +456,8 @@ int chart_hist(const Chart *c, const char *path, const ChartSample *s, int ns, i
         double e0 = lo + (hi - lo) * b / bins, e1 = lo + (hi - lo) * (b + 1) / bins;
         double a = pix(&x, c->logx ? pow(10, e0) : e0), z = pix(&x, c->logx ? pow(10, e1) : e1);
         for (int k = 0; k < ns; k++) {
-            int n = count[k * bins + b];
-            if (!n) continue;
+            const double n = count[k * bins + b];
+            if (!(n > 0)) continue;
             int bx0 = (int)lround(a + (z - a) * k / ns), bx1 = (int)lround(a + (z - a) * (k + 1) / ns);
             int by = (int)lround(pix(&y, n));
             fill(&cv, bx0, by, bx1 > bx0 + 1 ? bx1 - 1 : bx0 + 1, p.y1, pick(s[k].rgb, k));
@@ -514,11 +520,51 @@ static int timeline_lanes(const Trace *t, uint64_t t0, uint64_t t1, Lane *lanes,
 
 /* A box from start to end (ns) in a lane, at least one pixel wide. */
 static void time_box(Canvas *cv, const Axis *x, uint64_t t0, uint64_t start, uint64_t end, int y0, int y1,
-                     unsigned rgb, int mark_start) {
+                     unsigned rgb) {
     int xa = (int)floor(pix(x, ((double)start - (double)t0) / 1e3));
     int xb = (int)ceil(pix(x, ((double)end - (double)t0) / 1e3));
     fill(cv, xa, y0, xb > xa ? xb : xa + 1, y1, rgb);
-    if (mark_start && xb - xa >= 4) vline(cv, xa, y0, y1, 1, INK);   /* where each kernel begins */
+}
+
+/* A GPU lane, pixel column by column: each column shaded by the share of its time some kernel
+ * ran (white to the colour of the part that covered most of it), so a kernel narrower than a
+ * pixel shows as a tint, not a full pixel, and a step busy 7% looks 7% busy. Kernels wider than
+ * 4 pixels get a line where they begin. */
+static void gpu_lane(Canvas *cv, const Axis *x, Rect p, const Trace *t, long id, uint64_t t0, uint64_t t1, int y0,
+                     int y1) {
+    const int w = p.x1 - p.x0 + 1;
+    double *cov = xcalloc((size_t)w, sizeof(double)), *most = xcalloc((size_t)w, sizeof(double));
+    unsigned *rgb = xcalloc((size_t)w, sizeof(unsigned));
+    for (int i = 0; i < t->nk; i++) {
+        const TKernel *k = &t->k[i];
+        if (((long)k->device << 32 | k->stream) != id || k->end < t0 || k->start > t1) continue;
+        const double fa = pix(x, ((double)k->start - (double)t0) / 1e3) - p.x0;
+        const double fb = pix(x, ((double)k->end - (double)t0) / 1e3) - p.x0;
+        const unsigned colour = chart_part_rgb(trace_kernel_part(k));
+        for (int c = (int)floor(fa) < 0 ? 0 : (int)floor(fa); c < w && c < fb; c++) {
+            const double o = fmin(fb, c + 1) - fmax(fa, c);
+            if (o <= 0) continue;
+            cov[c] += o;
+            if (o > most[c]) most[c] = o, rgb[c] = colour;
+        }
+    }
+    for (int c = 0; c < w; c++) {
+        if (cov[c] <= 0) continue;
+        const double f = fmin(1, cov[c]);
+        unsigned mix = 0;
+        for (int sh = 0; sh < 24; sh += 8) {
+            const double v = f * ((rgb[c] >> sh) & 0xFF) + (1 - f) * ((WHITE >> sh) & 0xFF);
+            mix |= (unsigned)lround(v) << sh;
+        }
+        fill(cv, p.x0 + c, y0, p.x0 + c + 1, y1, mix);
+    }
+    for (int i = 0; i < t->nk; i++) {
+        const TKernel *k = &t->k[i];
+        if (((long)k->device << 32 | k->stream) != id || k->end < t0 || k->start > t1) continue;
+        const double fa = pix(x, ((double)k->start - (double)t0) / 1e3), fb = pix(x, ((double)k->end - (double)t0) / 1e3);
+        if (fb - fa >= 4) vline(cv, (int)floor(fa), y0, y1, 1, INK);
+    }
+    free(cov), free(most), free(rgb);
 }
 
 int chart_timeline(const Chart *c, const char *path, const Trace *t, uint64_t t0, uint64_t t1) {
@@ -558,13 +604,9 @@ int chart_timeline(const Chart *c, const char *path, const Trace *t, uint64_t t0
             for (int i = 0; i < t->napi; i++) {
                 const TApi *a = &t->api[i];
                 if ((long)a->tid == lanes[j].id && a->end >= t0 && a->start <= t1 && trace_is_launch_call(a->name) == pass)
-                    time_box(&cv, &x, t0, a->start, a->end, y0 + 6, y1 - 6, pass ? 0x404040 : 0xB8B8B8, 0);
+                    time_box(&cv, &x, t0, a->start, a->end, y0 + 6, y1 - 6, pass ? 0x404040 : 0xB8B8B8);
             }
-        for (int i = 0; i < t->nk && lanes[j].gpu; i++) {
-            const TKernel *k = &t->k[i];
-            if (((long)k->device << 32 | k->stream) == lanes[j].id && k->end >= t0 && k->start <= t1)
-                time_box(&cv, &x, t0, k->start, k->end, y0, y1, chart_part_rgb(trace_kernel_part(k)), 1);
-        }
+        if (lanes[j].gpu) gpu_lane(&cv, &x, p, t, lanes[j].id, t0, t1, y0, y1);
         unclip(&cv);
     }
     legend_rows(&cv, l, nl, x0, w - 30, p.y1 + axis_h);

@@ -26,6 +26,7 @@ typedef struct {
     const char *xlabel, *ylabel;  /* axis titles, units included: "gap (us)" */
     int width, height;            /* pixels; 0 -> 1000 x 600 */
     int logx, logy;               /* log10 axes (values <= 0 are left out) */
+    int density;                  /* chart_hist: each set as a % of its own count, so a small set shows */
     const ChartRef *refs; int nrefs;
 } Chart;
 
@@ -45,7 +46,7 @@ int chart_bars(const Chart *c, const char *path, const ChartBar *bars, int n);
 /* Several named series on shared axes. */
 int chart_lines(const Chart *c, const char *path, const ChartSeries *s, int ns);
 /* Counts of each sample set in `bins` equal bins (equal in log space when c->logx), sets
- * side by side within a bin; y is the count. */
+ * side by side within a bin; y is the count, or with c->density each set's % of its own. */
 int chart_hist(const Chart *c, const char *path, const ChartSample *s, int ns, int bins);
 /* The timeline of [t0, t1] (CUPTI ns; width 0 -> 1200, the height fits the lanes): a CPU lane of runtime calls (launch calls dark,
  * others grey) above one GPU lane per stream of kernels coloured by model part; white is

@@ -5,7 +5,8 @@
 # fails, a GPU with no run is reported (passes), a number with a unit and no source fails and
 # the lesson's, a datasheet's and a published one pass; a .cu essay is its first comment only;
 # --fix rewrites a stale quote to the runs' range. Then the kit's own prose against
-# answers/reference (make check-prose): every quote holds every reference run.
+# answers/reference (make check-prose): every quote holds every reference run; and copies of
+# it, one with a range moved off the runs, one with an unsourced number, fail.
 cd "$(dirname "$0")/../.."
 bin=${BIN:-bin}/check_prose
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
@@ -45,6 +46,10 @@ run 'It takes `tpot_ms` 1.0–1.1 ms (H200). The lesson: 15–30 ms a token; the
 ok "the lesson's, a datasheet's and a published number pass" '[ $? = 0 ] && grep -q "unmarked=0" "$tmp/out"'
 run 'It takes `tpot_ms` 1.0–1.1 ms (H200) on sm_75 and day07, with 3 steps of `--dispatch-us 14` and 4th v29.'
 ok "names with digits, counts without a unit and code are not numbers to source" '[ $? = 0 ]'
+printf 'day08\tevents_minus_wall_us\t-\t-8\tus\t\n' >>"$tmp/ref/runs/rows_1.00.tsv"
+printf 'day08\tevents_minus_wall_us\t-\t-7.5\tus\t\n' >>"$tmp/ref/runs/rows_1.10.tsv"
+run 'Events read `events_minus_wall_us` -8.8 to -7.1 us (H200) less than the wall clock.'
+ok "a range of negative numbers, \"to\" between them, is one quote" '[ $? = 0 ] && grep -q "quotes=1 ok=1 failed=0 unmarked=0" "$tmp/out"'
 run 'Nothing quoted here.'
 ok "prose with no quote at all checked nothing: exit 1" '[ $? = 1 ]'
 printf '/* day99: `tpot_ms` 1.0-1.1 ms (H200),\n * and over two lines `tpot_ms`\n * 1.00-1.10 ms (H200). */\nint x = 5; /* 7 ms */\n' >"$tmp/d.cu"
@@ -56,6 +61,23 @@ ok "--fix rewrites stale quotes to the runs' range at their precision" \
   'grep -q "fixed=2" "$tmp/out" && grep -q "^It takes .tpot_ms. 1.00–1.10 ms (H200) and .tpot_ms.'"'"'s theory 0.46 ms (H200).$" "$tmp/f.md"'
 $bin --ref "$tmp/ref" "$tmp/f.md" >/dev/null 2>&1
 ok "and the fixed file passes" '[ $? = 0 ]'
+
+# the kit's own prose (make check-prose's files) against the reference runs
+prose="README.md answers/README.md answers/reference/README.md $(ls day*/*.cu) day12_report/report.c"
+$bin $prose >"$tmp/out" 2>&1
+ok "the kit's prose quotes every reference run within its ranges, and sources every other number: $(tail -1 "$tmp/out")" \
+  '[ $? = 0 ]'
+grep "^[a-zA-Z0-9_/.]*:[0-9]*:" "$tmp/out" | head -20
+# and a copy of an essay with one range moved off the runs, or an unsourced number, fails
+mkdir -p "$tmp/copy"
+sed "0,/\(\`[a-z0-9_]*\` \)\([0-9.]*\)[–-]\([0-9.]*\) \([a-zµ%]*\) (H200)/s//\1999-1000 \4 (H200)/" \
+  answers/reference/README.md >"$tmp/copy/README.md"
+$bin "$tmp/copy/README.md" >"$tmp/out" 2>&1
+ok "a copy of answers/reference/README.md with a range off the runs fails" '[ $? = 1 ] && grep -q "outside 999-1000" "$tmp/out"'
+cp day09_ttft_tpot/ttft_tpot.cu "$tmp/copy/essay.cu"
+sed -i '3s/$/ It takes 7.5 ms./' "$tmp/copy/essay.cu"
+$bin "$tmp/copy/essay.cu" >"$tmp/out" 2>&1
+ok "a copy of day09's essay with an unsourced number fails" '[ $? = 1 ] && grep -q "\"7.5 ms\": a number with a unit" "$tmp/out"'
 
 echo "prose: $pass passed, $fail failed"
 [ "$fail" = 0 ]

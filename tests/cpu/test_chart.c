@@ -1,6 +1,6 @@
 /* chart: every kind written, read back with stb_image: the size asked for, something drawn
- * in the plot, dark text pixels in the title band, and the same bytes when written twice.
- * Bad calls (unwritable path, empty window) return -1. */
+ * in the plot, dark text pixels in the title band, and the same bytes when written twice; a
+ * timeline's GPU lane as busy as its kernels. Bad calls (unwritable path, empty window) return -1. */
 #include <math.h>
 #include <string.h>
 #include <unistd.h>
@@ -90,7 +90,7 @@ static int timeline(const char *path) {
         uint64_t start = gpu > cpu + 4000 ? gpu : cpu + 4000;
         int part = i % 4 == 0 ? P_NORM : i % 4 == 1 ? P_QKV : i % 4 == 2 ? P_ATTN : P_DOWN;
         TKernel k = {start, start + (part == P_QKV || part == P_DOWN ? 8000 : 2000), (uint32_t)i + 1, 7, 0,
-                     launch_tag_encode(part, 0, i), part, 0, part_is_gemm((Part)part), "k"};
+                     launch_tag_encode(part, 0, i), part, 0, part_is_gemm((Part)part), "k", NULL};
         trace_add_kernel(&t, &k);
         gpu = k.end;
         cpu += 5000;
@@ -102,8 +102,37 @@ static int timeline(const char *path) {
     return rc;
 }
 
+/* The ink of a timeline of 1000 kernels of `ns` each, one every 100 ns over 100 us: every
+ * kernel far narrower than a pixel (about 87 ns a pixel). Sum over the image of 765 - R - G - B. */
+static double busy_ink(int ns) {
+    Trace t = {0};
+    for (int i = 0; i < 1000; i++) {
+        TKernel k = {(uint64_t)i * 100, (uint64_t)i * 100 + ns, (uint32_t)i + 1, 7, 0, 0, P_OTHER, -1, 0, "rmsnorm", NULL};
+        trace_add_kernel(&t, &k);
+    }
+    Chart c = {.title = "t"};
+    char path[300];
+    snprintf(path, sizeof path, "%s/busy%d.png", dir, ns);
+    double ink = NAN;
+    int w, h, ch;
+    unsigned char *px = chart_timeline(&c, path, &t, 0, 100000) == 0 ? stbi_load(path, &w, &h, &ch, 3) : NULL;
+    if (px) {
+        ink = 0;
+        for (long i = 0; i < (long)w * h; i++) ink += 765 - px[3 * i] - px[3 * i + 1] - px[3 * i + 2];
+        stbi_image_free(px);
+    }
+    trace_free(&t);
+    return ink;
+}
+
 int main(void) {
     if (!mkdtemp(dir)) { printf("cannot make a temp folder\n"); return 1; }
+    /* a step busy 7% looks 7% busy: its GPU lane holds a tenth of the ink of one busy 70%
+     * (each less the ink of the same picture with 1 ns kernels: the axes, labels, legend) */
+    const double i0 = busy_ink(1), i7 = busy_ink(7), i70 = busy_ink(70);
+    CHECK((i70 - i0) / (i7 - i0) > 8 && (i70 - i0) / (i7 - i0) < 12,
+          "kernels narrower than a pixel are shaded by the time they cover: 70%% busy is %.1fx the ink of 7%%",
+          (i70 - i0) / (i7 - i0));
     check_chart("bars", bars, 1000, 600);
     check_chart("lines", lines, 800, 500);
     check_chart("loglines", loglines, 1000, 600);

@@ -1,5 +1,5 @@
 /* trace_window on made-up records: the busy ratio and the gaps (overlapping, nested,
- * unsorted, touching, empty, one kernel), which gaps the host caused (whole, and the part
+ * unsorted, touching, empty, one kernel) and the part each gap waited for, which gaps the host caused (whole, and the part
  * before the launch call began), a separate host window, launch-call times, intervals and
  * launch delays, GEMMs per step as ops (a split-K cuBLAS call, graph replays), GPU time and
  * the path per part (overlapping kernels under programmatic dependent launch), GPU time per
@@ -29,10 +29,12 @@ static void api(Trace *t, uint64_t start, uint64_t end, uint32_t corr, const cha
 static void test_intervals(void) {
     Trace t = {0};
     /* unsorted; [5,15] overlaps [0,10], [22,25] sits inside [20,30], [50,55] touches [40,50] */
-    kernel(&t, 40, 50, 5, -1, 0, 0, "e");
+    /* the two kernels that close a gap: one tagged norm, one tagged "other" (as a graph's
+     * kernels are, with the graph launch's tag) whose name says rope */
+    kernel(&t, 40, 50, 5, P_OTHER, 0, 0, "rope_e");
     kernel(&t, 22, 25, 4, -1, 0, 0, "d");
     kernel(&t, 0, 10, 1, -1, 0, 0, "a");
-    kernel(&t, 20, 30, 3, -1, 0, 0, "c");
+    kernel(&t, 20, 30, 3, P_NORM, 0, 0, "c");
     kernel(&t, 5, 15, 2, -1, 0, 0, "b");
     kernel(&t, 50, 55, 6, -1, 0, 0, "f");
     TraceWindow w = trace_window(&t, 0, 100, 1);
@@ -43,6 +45,9 @@ static void test_intervals(void) {
     CHECK(near(w.busy_ratio, 40.0 / 55), "busy ratio %g", w.busy_ratio);
     CHECK(w.n_gaps == 2 && near(w.gaps_ns[0], 5) && near(w.gaps_ns[1], 10), "gaps 5 and 10 (touching is no gap)");
     CHECK(near(w.gap_total_ns, 15) && near(w.gap.median, 7.5) && near(w.gap.max, 10), "gap stats");
+    CHECK(w.gap_part[0] == P_NORM && w.gap_part[1] == P_ROPE,
+          "what each gap waited for: the closing kernel's tag (%d), or its name where the tag says other (%d)",
+          w.gap_part[0], w.gap_part[1]);
     trace_window_free(&w);
 
     /* the window: kernels that START inside [t0, t1] */

@@ -27,7 +27,8 @@ $BIN/day10_profiler >"$tmp/day10.log" 2>&1; ok $? "day10_profiler exits 0 (log: 
 $BIN/day11_gaps >"$tmp/day11.log" 2>&1; ok $? "day11_gaps exits 0 (log: $(tail -2 "$tmp/day11.log"))"
 
 # day10: the rows, the 155, the table
-for k in kernels_per_step gemms_per_step nvtx_ops_per_step top1_share top2_share top3_share \
+for k in kernels_per_step gemms_per_step nvtx_ops_per_step top1_share top2_share top3_share family_top1_share \
+         family_top2_share family_top3_share family_share_linear family_share_elementwise family_share_attention \
          gemm_ms_per_step gemm_bw_eff gemm_path_ms_fused profiler_overhead_pct busy; do
   has_row day10 $k; ok $? "day10 row $k"
 done
@@ -35,6 +36,11 @@ done
 grep -q '^gemms_check=ok' "$tmp/day10.log"; ok $? "day10 prints gemms_check=ok"
 grep -q 'Name (kernel)' "$tmp/day10.log"; ok $? "day10 prints the profiler's table"
 grep -q '^top1=.* part=' "$tmp/day10.log"; ok $? "day10 maps the top kernel to a model part"
+f1=$(awk -F'\t' '$1 == "day10" && $2 == "family_top1_share" { print $6 }' "$rows")
+case "$f1" in linear:*) true;; *) false;; esac; ok $? "day10's top family is the linear layers ($f1)"
+w=$(sed -n 's/^gemm_calls_window=\([0-9]*\) (counted over the \([0-9]*\) steps.*/\1 \2/p' "$tmp/day10.log")
+awk -v w="$w" -v g="$(row day10 gemms_per_step)" 'BEGIN { split(w, a, " "); exit !(a[1] > 0 && a[1] == a[2] * g) }'
+ok $? "day10 counts the GEMM calls over its window's steps ($w; $(row day10 gemms_per_step) a step)"
 busy=$(sed -n 's/^fused_step: busy \([0-9.]*\) ms.*/\1/p' "$tmp/day10.log")
 awk -v p="$(row day10 gemm_path_ms_fused)" -v b="$busy" 'BEGIN { exit !(p > 0.3 * b && p <= b) }'
 ok $? "the fused step's GEMVs hold 30-100% of its path ($(row day10 gemm_path_ms_fused) of '$busy' ms)"
