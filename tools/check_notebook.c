@@ -201,10 +201,10 @@ int main(int argc, char **argv) {
     }
     if (!g_nb) die("usage: check_notebook [--targets FILE] [--readme README.md] [--list-make] NOTEBOOK");
 
-    char **targets = NULL;
+    char **targets = NULL, *t = NULL;   /* t: the --targets file, cut into the lines targets points at */
     int ntargets = 0;
     if (targets_path) {
-        char *t = read_file(targets_path, NULL);
+        t = read_file(targets_path, NULL);
         if (!t) die("cannot read %s (--targets): one make target a line, e.g. from make -pRrq", targets_path);
         int cap = 64;
         targets = xmalloc(cap * sizeof *targets);
@@ -233,6 +233,7 @@ int main(int argc, char **argv) {
         }
         fail(0, "not valid JSON (it stops being JSON at line %d, column %d)", line, col);
         printf("check_notebook: %s: 0 cells, 0 make targets, %d failures\n", g_nb, g_failures);
+        free(text), free(targets), free(t);
         return 1;
     }
     const cJSON *fmt = cJSON_GetObjectItemCaseSensitive(nb, "nbformat");
@@ -321,6 +322,6 @@ int main(int argc, char **argv) {
     free(ids);
     printf("check_notebook: %s: %d cells, %d make targets, %d failures\n", g_nb, ncells, g_targets, g_failures);
     cJSON_Delete(nb);
-    free(text);
+    free(text), free(targets), free(t);
     return g_failures ? 1 : 0;
 }
