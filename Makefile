@@ -204,10 +204,10 @@ reference: gpu-check
 	$(BIN)/$(filter day12_%,$(DAY_DIRS))
 	cp results/REPORT.md results/rows.tsv results/*.png $(REF)/
 	-$(BIN)/check_answers answers/claims.tsv results/rows.tsv > $(REF)/CHECK.txt
-# The prose a student reads (each day's essay, the READMEs): every number quoted from a row
+# The prose a student reads (each day's essay, the READMEs, the notebook's markdown): every number quoted from a row
 # against every reference run (tools/check_prose.c). After make reference has moved the rows,
 # make check-prose FIX=1 requotes the stale ranges; the sentences around them are yours to read.
-PROSE := README.md answers/README.md $(REF)/README.md $(wildcard day*/*.cu) day12_report/report.c
+PROSE := README.md week2.ipynb answers/README.md $(REF)/README.md $(wildcard day*/*.cu) day12_report/report.c
 check-prose: $(BIN)/check_prose
 	$(BIN)/check_prose $(if $(FIX),--fix,) $(PROSE)
 # make reference's two steps around what it keeps (targets of their own, so tests/cpu/makefile.sh

@@ -34,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cjson/cJSON.h>
+#include "report/notebook.h"
 #include "util.h"
 
 #define TORCH_MARK "torch_decode.py"
@@ -51,22 +52,6 @@ static void fail(int cell, const char *fmt, ...) {
     printf("\n");
     va_end(ap);
     g_failures++;
-}
-
-/* A cell's source as one string (a string, or an array of strings joined); NULL if it is neither. */
-static char *source_text(const cJSON *src) {
-    if (cJSON_IsString(src)) return strcpy(xmalloc(strlen(src->valuestring) + 1), src->valuestring);
-    if (!cJSON_IsArray(src)) return NULL;
-    size_t n = 1;
-    const cJSON *s;
-    cJSON_ArrayForEach(s, src) {
-        if (!cJSON_IsString(s)) return NULL;
-        n += strlen(s->valuestring);
-    }
-    char *out = xmalloc(n);
-    out[0] = '\0';
-    cJSON_ArrayForEach(s, src) strcat(out, s->valuestring);
-    return out;
 }
 
 /* The next line of *p (its length in *len, no newline); NULL at the end. */
@@ -278,7 +263,7 @@ int main(int argc, char **argv) {
                 ids[i] = id->valuestring;
             }
         }
-        char *s = source_text(src);
+        char *s = notebook_source(src);
         if (!s) { fail(c, "no source (a string or an array of strings)"); continue; }
         if (t && !strcmp(t, "code")) {
             const cJSON *outs = cJSON_GetObjectItemCaseSensitive(cell, "outputs");

@@ -4,7 +4,8 @@
  *   bin/check_prose [--fix] [--ref answers/reference] FILE...
  *
  * The prose is what a student reads: the essay at the top of each day's source (its first
- * block comment), answers/README.md, README.md. A number in it either quotes a row of the kit,
+ * block comment), answers/README.md, README.md, and a notebook's markdown cells (where a
+ * notebook's failures name its cell, 1-based, in place of a line). A number in it either quotes a row of the kit,
  * in DESIGN.md's form
  *
  *     `key` 0.83-0.85 ms (H200)          the measured column, every reference run within
@@ -37,6 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "util.h"
+#include "report/notebook.h"
 #include "report/rows.h"
 
 enum { MAX_RUNS = 16, MARK_BACK = 120, MARK_AHEAD = 40, GPU_AHEAD = 400 };
@@ -130,11 +132,22 @@ static void put(Text *x, char c, int line, int off) {
 
 /* The essay of a .c/.cu file is its first block comment; a .md file is all its text outside
  * fenced code blocks. Blank lines become '\n', the rest of the layout one space. */
+static int ends_with(const char *s, const char *tail) {
+    return strlen(s) >= strlen(tail) && !strcmp(s + strlen(s) - strlen(tail), tail);
+}
+
 static Text text_of(const char *path) {
     size_t len;
     char *src = read_file(path, &len);
     if (!src) die("check_prose: cannot read %s", path);
-    const int md = strlen(path) > 3 && !strcmp(path + strlen(path) - 3, ".md");
+    int *cell = NULL;   /* a notebook: its markdown cells, each line's cell number in place of its line */
+    if (ends_with(path, ".ipynb")) {
+        char *md = notebook_markdown(src, &cell);
+        if (!md) die("check_prose: %s is not a notebook (no cells array)", path);
+        free(src);
+        src = md, len = strlen(md);
+    }
+    const int md = cell || ends_with(path, ".md");
     Text x = {xmalloc(len + 2), xmalloc(sizeof(int) * (len + 2)), xmalloc(sizeof(int) * (len + 2)), 0};
     const char *p = src, *end = src + len;
     if (!md) {
@@ -167,7 +180,9 @@ static Text text_of(const char *path) {
         p = eol + 1, line++;
     }
     x.t[x.n] = 0;
-    free(src);
+    if (cell)
+        for (int i = 0; i < x.n; i++) x.line[i] = cell[x.line[i]], x.off[i] = -1;   /* --fix leaves notebooks */
+    free(src), free(cell);
     return x;
 }
 

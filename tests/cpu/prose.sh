@@ -3,7 +3,8 @@
 # runs (tpot_ms 1.00 and 1.10 ms measured; floor_ms theory 0.46 only; a PyTorch row beside):
 # a quote whose range holds both runs passes, one that leaves a run out fails, a missing row
 # fails, a GPU with no run is reported (passes), a number with a unit and no source fails and
-# the lesson's, a datasheet's and a published one pass; a .cu essay is its first comment only;
+# the lesson's, a datasheet's and a published one pass; a .cu essay is its first comment only,
+# a notebook its markdown cells;
 # --fix rewrites a stale quote to the runs' range. Then the kit's own prose against
 # answers/reference (make check-prose): every quote holds every reference run; and copies of
 # it, one with a range moved off the runs, one with an unsourced number, fail.
@@ -55,6 +56,11 @@ ok "prose with no quote at all checked nothing: exit 1" '[ $? = 1 ]'
 printf '/* day99: `tpot_ms` 1.0-1.1 ms (H200),\n * and over two lines `tpot_ms`\n * 1.00-1.10 ms (H200). */\nint x = 5; /* 7 ms */\n' >"$tmp/d.cu"
 $bin --ref "$tmp/ref" "$tmp/d.cu" >"$tmp/out" 2>&1
 ok "a .cu essay is its first comment, its stars and line breaks folded" '[ $? = 0 ] && grep -q "quotes=2 ok=2 failed=0 unmarked=0" "$tmp/out"'
+printf '{"nbformat": 4, "cells": [{"cell_type": "code", "source": ["x = 3.5 # ms"]},
+  {"cell_type": "markdown", "source": ["A step takes `tpot_ms` 1.0–1.1 ms (H200),\\n", "or `tpot_ms` 2 ms (H200)."]}]}' >"$tmp/n.ipynb"
+$bin --ref "$tmp/ref" "$tmp/n.ipynb" >"$tmp/out" 2>&1
+ok "a notebook's markdown cells are prose (its code cells are not), a failure names the cell" \
+  '[ $? = 1 ] && grep -q "quotes=2 ok=1 failed=1 unmarked=0" "$tmp/out" && grep -q "n.ipynb:2: .tpot_ms. 2 ms" "$tmp/out"'
 printf 'It takes `tpot_ms` 1.02–1.04 ms (H200) and `tpot_ms`'"'"'s theory 0.50 ms (H200).\n' >"$tmp/f.md"
 $bin --fix --ref "$tmp/ref" "$tmp/f.md" >"$tmp/out" 2>&1
 ok "--fix rewrites stale quotes to the runs' range at their precision" \
@@ -63,7 +69,7 @@ $bin --ref "$tmp/ref" "$tmp/f.md" >/dev/null 2>&1
 ok "and the fixed file passes" '[ $? = 0 ]'
 
 # the kit's own prose (make check-prose's files) against the reference runs
-prose="README.md answers/README.md answers/reference/README.md $(ls day*/*.cu) day12_report/report.c"
+prose="README.md week2.ipynb answers/README.md answers/reference/README.md $(ls day*/*.cu) day12_report/report.c"
 $bin $prose >"$tmp/out" 2>&1
 ok "the kit's prose quotes every reference run within its ranges, and sources every other number: $(tail -1 "$tmp/out")" \
   '[ $? = 0 ]'
