@@ -535,6 +535,7 @@ static void gpu_lane(Canvas *cv, const Axis *x, Rect p, const Trace *t, long id,
     const int w = p.x1 - p.x0 + 1;
     double *cov = xcalloc((size_t)w, sizeof(double)), *most = xcalloc((size_t)w, sizeof(double));
     unsigned *rgb = xcalloc((size_t)w, sizeof(unsigned));
+    int *starts = xcalloc((size_t)w, sizeof(int));     /* columns where a kernel wider than 4 pixels begins */
     for (int i = 0; i < t->nk; i++) {
         const TKernel *k = &t->k[i];
         if (((long)k->device << 32 | k->stream) != id || k->end < t0 || k->start > t1) continue;
@@ -547,6 +548,7 @@ static void gpu_lane(Canvas *cv, const Axis *x, Rect p, const Trace *t, long id,
             cov[c] += o;
             if (o > most[c]) most[c] = o, rgb[c] = colour;
         }
+        if (fb - fa >= 4 && fa >= 0 && fa < w) starts[(int)floor(fa)] = 1;
     }
     for (int c = 0; c < w; c++) {
         if (cov[c] <= 0) continue;
@@ -558,13 +560,9 @@ static void gpu_lane(Canvas *cv, const Axis *x, Rect p, const Trace *t, long id,
         }
         fill(cv, p.x0 + c, y0, p.x0 + c + 1, y1, mix);
     }
-    for (int i = 0; i < t->nk; i++) {
-        const TKernel *k = &t->k[i];
-        if (((long)k->device << 32 | k->stream) != id || k->end < t0 || k->start > t1) continue;
-        const double fa = pix(x, ((double)k->start - (double)t0) / 1e3), fb = pix(x, ((double)k->end - (double)t0) / 1e3);
-        if (fb - fa >= 4) vline(cv, (int)floor(fa), y0, y1, 1, INK);
-    }
-    free(cov), free(most), free(rgb);
+    for (int c = 0; c < w; c++)
+        if (starts[c]) vline(cv, p.x0 + c, y0, y1, 1, INK);   /* on top of the shading */
+    free(cov), free(most), free(rgb), free(starts);
 }
 
 int chart_timeline(const Chart *c, const char *path, const Trace *t, uint64_t t0, uint64_t t1) {
