@@ -54,6 +54,8 @@ typedef struct {
     "the median microseconds the emulated dispatcher busy-waits before each launch; 0 = no dispatcher, the kit's bare C launches"}
 #define ARG_DISPATCH_FROM(dest) {"--dispatch-from", ARG_STRING, (dest), 0, 0, \
     "a torch.profiler trace (.json or .json.gz) whose host time between launch calls the emulated dispatcher draws from"}
+#define ARG_VERBOSE(dest) {"--verbose", ARG_FLAG, (dest), 0, 0, \
+    "every row and line, not only the day's answers (all of them go to results/rows.tsv either way)"}
 #define ARG_MODEL(dest) {"--model", ARG_STRING, (dest), 0, 0, "a folder with config.json and model.safetensors"}
 
 /* Parses argv[1..] into the flags' and words' destinations (NULL words: the program takes none);

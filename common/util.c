@@ -93,6 +93,12 @@ uint64_t now_ns(void) {
     return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
 }
 
+void progress(int i, int n, const char *what) {
+    static double t0 = -1;
+    if (t0 < 0) t0 = now_ms();
+    fprintf(stderr, "[%d/%d] %s (%.0f s)\n", i, n, what, (now_ms() - t0) / 1e3);
+}
+
 double now_ms(void) { return (double)now_ns() * 1e-6; }
 
 static uint32_t f32_bits(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }

@@ -23,6 +23,9 @@ int read_line(FILE *f, char *buf, int cap, const char *path, int *lineno);
 int file_exists(const char *path);       /* a regular file is there */
 int path_exists(const char *path);       /* anything is there: a file, a folder, a FIFO ... */
 double now_ms(void);                     /* CLOCK_MONOTONIC, milliseconds */
+/* One progress line on stderr, "[i/n] what (12 s)", seconds since the first call: long work
+ * (a T4 takes minutes) says it is alive without adding to the day's stdout. */
+void progress(int i, int n, const char *what);
 uint64_t now_ns(void);
 /* half <-> float on the host (IEEE fp16 and bfloat16), round to nearest even */
 float half_to_float(uint16_t h);

@@ -258,7 +258,7 @@ int main(int argc, char **argv) {
     GpuFacts g;
     gpu_facts(&g);
     rows_tag(g.emulated);                      /* KIT_GPU=t4: every row says it is the emulated T4 path */
-    gpu_facts_print(&g);
+    gpu_facts_print(&g, 1);
     config_print(&c);
     if (!model_dir) printf("weights=synthetic (TinyLlama's shape, seeded values: timings and bytes are real, the text is not)\n");
     int drv = 0, rt = 0;

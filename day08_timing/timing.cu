@@ -216,7 +216,7 @@ int main(int argc, char **argv) {
     GpuFacts g;
     gpu_facts(&g);
     rows_tag(g.emulated);                      /* KIT_GPU=t4: every row says it is the emulated T4 path */
-    gpu_facts_print(&g);
+    gpu_facts_print(&g, 1);
     GpuModelOpts o = {.model_dir = model_dir, .seed = 1, .max_batch = 1};
     GpuModel *m = gpu_model_open(&o);
     const Config *c = gpu_model_config(m);

@@ -131,7 +131,7 @@ int main(int argc, char **argv) {
     GpuFacts g;
     gpu_facts(&g);
     rows_tag(g.emulated);                      /* KIT_GPU=t4: every row says it is the emulated T4 path */
-    gpu_facts_print(&g);
+    gpu_facts_print(&g, 1);
 
     /* NVTX (the op ranges) binds to CUPTI at the process's first NVTX call, the model's
      * first launch: name CUPTI now, start the trace once the untraced step is timed. */

@@ -422,7 +422,7 @@ int main(int argc, char **argv) {
     GpuFacts g;
     gpu_facts(&g);
     rows_tag(g.emulated);                      /* KIT_GPU=t4: every row says it is the emulated T4 path */
-    gpu_facts_print(&g);
+    gpu_facts_print(&g, 1);
     mkdir(results_dir(), 0755);   /* the gap lists come before the first row, which would make it */
 
     Trace tr = {0};

@@ -209,10 +209,18 @@ double gpu_measure_copy(GpuFacts *g, size_t bytes) {
     return g->copy_gbs;
 }
 
-void gpu_facts_print(const GpuFacts *g) {
+void gpu_facts_print(const GpuFacts *g, int verbose) {
     int drv = 0, rt = 0;
     CUDA_CHECK(cudaDriverGetVersion(&drv));
     CUDA_CHECK(cudaRuntimeGetVersion(&rt));
+    if (!verbose) {
+        printf("gpu_name=\"%s\" cc=%d.%d%s code_arch=sm_%d bw_gbs=%.0f", g->name, g->cc_major, g->cc_minor,
+               gpu_t4() ? " t4_path=emulated" : "", gpu_code_arch(), g->bw_gbs);
+        if (g->copy_gbs > 0) printf(" copy_gbs=%.0f", g->copy_gbs);
+        printf(" cuda_driver=%d.%d cuda_runtime=%d.%d (--verbose: every fact)\n", drv / 1000, drv % 1000 / 10,
+               rt / 1000, rt % 1000 / 10);
+        return;
+    }
     printf("gpu_name=%s\n", g->name);
     printf("cc=%d.%d%s\n", g->cc_major, g->cc_minor, gpu_t4() ? " (emulated T4 limits)" : "");
     printf("code_arch=sm_%d (what the running kernels were compiled for; sm_90 paths %s)\n", gpu_code_arch(),

@@ -60,7 +60,9 @@ void gpu_start(void);
 void gpu_facts(GpuFacts *g);
 /* Measures a device-to-device copy of `bytes` (median of several), fills g->copy_gbs. */
 double gpu_measure_copy(GpuFacts *g, size_t bytes);
-/* The block every day prints first (greppable key=value lines). */
-void gpu_facts_print(const GpuFacts *g);
+/* What every day prints first: by default one line (gpu_name=, cc=, code_arch=, bw_gbs=,
+ * cuda_driver=, cuda_runtime=, copy_gbs= when measured); verbose: the block of greppable
+ * key=value lines, one fact a line, with where each comes from. */
+void gpu_facts_print(const GpuFacts *g, int verbose);
 
 #endif

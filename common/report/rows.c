@@ -134,10 +134,17 @@ void rows_print(const char *key, double theory, double measured, const char *uni
 
 static int g_quiet;
 void rows_quiet(int quiet) { g_quiet = quiet; }
+static const char *const *g_headlines;
+void rows_headlines(const char *const *keys) { g_headlines = keys; }
+static int headline(const char *key) {
+    for (const char *const *k = g_headlines; k && *k; k++)
+        if (!strcmp(*k, key)) return 1;
+    return 0;
+}
 
 void report(const char *day, const char *key, double theory, double measured,
             const char *unit, const char *note) {
-    if (!g_quiet) rows_print(key, theory, measured, unit, note);
+    if (!g_quiet || headline(key)) rows_print(key, theory, measured, unit, note);
     rows_write(day, key, theory, measured, unit, note);
 }
 

@@ -35,6 +35,10 @@ int rows_exit_code(void);
 /* rows_quiet(1): report() writes its rows without printing them (a day's --verbose prints
  * them all; the rows are the same either way); an impossible row's error line still prints. */
 void rows_quiet(int quiet);
+/* A day's default output: rows_quiet(!verbose), and the keys it answers the lesson with (a
+ * NULL-ended list, kept by pointer) print even when quiet. Each day names its list at the top,
+ * in the lesson's order, beside the essay that explains them. */
+void rows_headlines(const char *const *keys);
 /* A tag added to every row's note from now on (KIT_GPU=t4: "emulated T4 path on ..."). */
 void rows_tag(const char *tag);
 

@@ -25,7 +25,7 @@ int main(void) {
     GpuFacts g;
     gpu_facts(&g);
     gpu_measure_copy(&g, (size_t)1 << 30);
-    gpu_facts_print(&g);
+    gpu_facts_print(&g, 1);
     CHECK(g.name[0] && g.cc_major >= 7 && g.sms > 0, "facts: name %s, cc %d, sms %d", g.name, g.cc_major, g.sms);
     CHECK(g.bw_gbs > 0 && g.l2_bytes > 0 && g.mem_bytes > 0, "facts: bw %.1f, l2 %lld, mem %lld", g.bw_gbs, g.l2_bytes,
           g.mem_bytes);
