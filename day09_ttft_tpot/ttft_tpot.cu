@@ -15,7 +15,7 @@
  * median, default 14 us; --dispatch-from reads your trace). The bare C rows are the kit's own.
  *
  * Build and run:   make day09      (or: make bin/day09_ttft_tpot && bin/day09_ttft_tpot
- *                                   [--model DIR] [--dispatch-us N] [--dispatch-from TRACE])
+ *                                   [--model DIR] [--dispatch-us N] [--dispatch-from TRACE] [--verbose])
  *
  * What it prints (rows in results/rows.tsv) and what to expect on a T4: the lesson's figures,
  * datasheet arithmetic, or day11's forecast of the reference runs for a T4 (`forecast_t4_*`,
@@ -44,11 +44,19 @@
  *   7. int8       unfused (each layer written back to fp16: more bytes) and fused (the GEMV reads
  *                 int8), against the int8 floor (datasheet arithmetic on a T4: the kit's 1.17 GB
  *                 of int8 weights / 320 GB/s = 3.65 ms) and the 16-bit one. `ratio16_int8_graph`.
+ *   7b. why      each GEMV alone from 1 to 268 MB, fp16 and int8, cold, fitted to time = c + bytes /
+ *                (bw x e) by the timeline model's fit: int8 halves the bytes, not c, so on TinyLlama's
+ *                small matrices its layer gains `gemv_int8_speedup_tl_layer`, on Llama-2-7B's (the
+ *                lesson's 1.47x) `gemv_int8_speedup_7b_layer`; results/gemv_curve.png. A T4 stops
+ *                near 64 MB (0.3 ms a GEMV), short of 7B's layer.
  *   8. persistent beyond the week, one kernel a step; a T4 (sm_75) prints `persistent: not run`.
+ * By default it prints the GPU in one line and each section's answers (38 lines on an H200); --verbose
+ * adds every row, the full GPU block and the readings between.
  * A TPOT or TTFT under its floor is a measurement error (exit 1). It proves acceptance question 3
  * and self-test 2, corrects mistake #6, and measures the loop's step 3 for day12.
  */
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include "args.h"
@@ -56,26 +64,50 @@
 #include "gpu/gpu.h"
 #include "gpu/dispatch.h"
 #include "gpu/gpu_model.h"
+#include "gpu/gemv_curve.h"
 #include "gpu/launch.h"
 #include "model/prompt.h"
 #include "report/rows.h"
 #include "measure/stats.h"
 #include "model/theory.h"
+#include "measure/replay.h"
+#include "report/chart.h"
 
 enum { PROMPT = 200, LONG_PROMPT = 1024, NEW = 65, REPS = 5, MAX_PROMPT = 2048 };
 static const int SWEEP[] = {16, 64, 200, 512, 1024, 2000};   /* a prompt must leave the KV cache a slot */
 
 static const char USAGE[] =
-    "usage: day09_ttft_tpot [--model DIR] [--dispatch-us N] [--dispatch-from TRACE]\n"
+    "usage: day09_ttft_tpot [--model DIR] [--dispatch-us N] [--dispatch-from TRACE] [--verbose]\n"
     "  TTFT and TPOT against their floors for this GPU: three ways of measuring them, the\n"
     "  ratio TPOT / floor in the lesson's table, total / N, a prompt-length sweep across the\n"
     "  ridge point, and TPOT in every mode, with and without the emulated dispatcher; beyond the\n"
     "  week, persistent mode (one kernel per step) where this GPU runs it.\n"
     "  --model DIR       config.json + model.safetensors; default: TinyLlama's shape, synthetic weights\n"
     "  --dispatch-us N   the emulated dispatcher's median cost per launch (default 14 us, the median of\n"
-    "                    a real PyTorch trace's host time per launch; its mean is 1.5x that)\n"
+    "                    a real PyTorch trace's host time per launch; its mean, higher, is the row dispatch_mean_us)\n"
     "  --dispatch-from TRACE  draw the dispatcher's cost from your torch.profiler trace instead (its\n"
-    "                    median, or --dispatch-us's)\n";
+    "                    median, or --dispatch-us's)\n"
+    "  --verbose         every row, the full GPU block and the readings, not only the answers\n";
+
+/* --verbose: every row and line; by default the rows in HEADLINES (the lesson's answers, in its
+ * order) and a few lines more() does not hold back */
+static int g_verbose;
+static const char *const HEADLINES[] = {
+    "ttft_ms", "tpot_ms", "ratio", "ttft_over_tpot",                                     /* 3 */
+    "tpot_ms_eager", "dispatch_cost_ms", "tpot_ms_graph_eager", "tpot_ms_fused", "tpot_ms_graph", /* 4 */
+    "total_over_n_ms_8", "total_over_n_ms_8_long",                                       /* 5 */
+    "prefill_intensity_200",                                                             /* 6 */
+    "tpot_ms_int8_unfused_graph", "tpot_ms_int8_graph",                                  /* 7 */
+    "tpot_ms_persistent",                                                                /* 8 */
+    NULL};
+static void more(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void more(const char *fmt, ...) {
+    if (!g_verbose) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vprintf(fmt, ap);
+    va_end(ap);
+}
 
 static double spread_pct(const double *x, int n) { return 100 * stats_of(x, n).range_over_median; }
 
@@ -192,7 +224,7 @@ static void prefill_fn(void *p) {
 /* Section 2: TTFT and TPOT of one mode measured three ways (generate(1) and generate(NEW)
  * subtracted, the streamer's per-token timestamps, CUDA events around the prefill and each
  * step), with the dispatcher's median D; rows ttft_ms_<way><suffix>, tpot_ms_<way><suffix>. */
-static void three_ways(GpuModel *m, const int *ids, Mode mode, double D, const char *suffix, double floor_ttft,
+static double three_ways(GpuModel *m, const int *ids, Mode mode, double D, const char *suffix, double floor_ttft,
                        double floor_tpot) {
     g_launch.dispatch_us = D;
     for (int i = 0; i < 2; i++) generate_wall_ms(m, ids, PROMPT, NEW, mode);   /* warm-up */
@@ -236,16 +268,54 @@ static void three_ways(GpuModel *m, const int *ids, Mode mode, double D, const c
     }
     double lo = fmin(tpot_w[0], fmin(tpot_w[1], tpot_w[2])), hi = fmax(tpot_w[0], fmax(tpot_w[1], tpot_w[2]));
     double spread = 100 * (hi - lo) / lo;
-    printf("tpot_methods_spread_pct%s=%.1f\n", suffix, spread);
-    printf("reading: %s\n", spread <= 20 ? "the three agree within the lesson's 10-20%: they timed the same steps"
-                                        : "more than 20% apart: one of them lost a sync or a warm-up (Day 8)");
+    printf("tpot_methods_spread_pct%s=%.1f (%s)\n", suffix, spread, mode_name(mode));
+    return spread;
+}
+
+/* Section 7b's chart: both curves on log axes against the matrix's weights (so a vertical
+ * distance is int8's speed-up at that size), their fits, and the two models' matrices marked. */
+static void gemv_curve_chart(const char *path, const GemvPoint *pt, int np, const double *fit_c, const double *fit_e,
+                             double copy_gbs) {
+    static double x[4][GEMV_CURVE_SHAPES], y[4][GEMV_CURVE_SHAPES], fx[2][64], fy[2][64];
+    int n[4] = {};                      /* fp16, int8, TinyLlama's marks, Llama-2-7B's marks */
+    double lo = INFINITY, hi = 0;
+    for (int i = 0; i < np; i++) {
+        const double w = (double)pt[i].shape->N * pt[i].shape->K / 1e6;
+        const int s = pt[i].int8;
+        x[s][n[s]] = w, y[s][n[s]++] = pt[i].us.median;
+        const int mark = !strcmp(pt[i].shape->model, "TinyLlama") ? 2 : !strcmp(pt[i].shape->model, "Llama-2-7B") ? 3 : -1;
+        if (mark > 0) x[mark][n[mark]] = w, y[mark][n[mark]++] = pt[i].us.median;
+        lo = fmin(lo, w), hi = fmax(hi, w);
+    }
+    for (int s = 0; s < 2; s++)         /* the fit, at 64 sizes evenly spaced in log */
+        for (int k = 0; k < 64; k++) {
+            fx[s][k] = lo * pow(hi / lo, k / 63.0);
+            fy[s][k] = fit_c[s] + fx[s][k] * 1e6 * (s ? 1 : 2) / (copy_gbs * 1e3 * fit_e[s]);
+        }
+    char f16[64], f8[64];
+    snprintf(f16, sizeof f16, "fp16 fit: c %.1f us, e %.2f", fit_c[0], fit_e[0]);
+    snprintf(f8, sizeof f8, "int8 fit: c %.1f us, e %.2f", fit_c[1], fit_e[1]);
+    const ChartSeries series[] = {
+        {"fp16 (2 bytes a weight)", x[0], y[0], n[0], 0x0072B2, 0}, {"int8 (1 byte + a scale a row)", x[1], y[1], n[1], 0xD55E00, 0},
+        {f16, fx[0], fy[0], 64, 0x9ECAE1, 0}, {f8, fx[1], fy[1], 64, 0xF4B183, 0},
+        {"TinyLlama's matrices", x[2], y[2], n[2], 0x009E73, 1}, {"Llama-2-7B's matrices", x[3], y[3], n[3], 0x000000, 1}};
+    Chart c = {};
+    c.title = "A GEMV's time against its size: batch 1, cold weights, back to back";
+    c.xlabel = "matrix size (million weights)";
+    c.ylabel = "us per GEMV";
+    c.logx = c.logy = 1;
+    if (chart_lines(&c, path, series, 6) == 0) printf("chart=%s\n", path);
 }
 
 int main(int argc, char **argv) {
     const char *model_dir = NULL, *dispatch_from = NULL;
+    int &verbose = g_verbose;
     double D = NAN;   /* not given: the default, or the trace's median */
-    const ArgFlag flags[] = {ARG_MODEL(&model_dir), ARG_DISPATCH_US(&D), ARG_DISPATCH_FROM(&dispatch_from), {0}};
+    const ArgFlag flags[] = {ARG_MODEL(&model_dir), ARG_DISPATCH_US(&D), ARG_DISPATCH_FROM(&dispatch_from),
+                             ARG_VERBOSE(&verbose), {0}};
     args_parse("day09", USAGE, argc, argv, flags, NULL);
+    rows_quiet(!verbose);
+    rows_headlines(HEADLINES);
     D = dispatch_setup("day09", D, dispatch_from, DISPATCH_US_DEFAULT);
     /* section 4 and the int8 rows always measure bare C launches too (tpot_ms_<mode>): 0 would
      * measure them twice, as tpot_ms_<mode>_d0 beside them, and dispatch_cost_ms would be 0 */
@@ -257,21 +327,23 @@ int main(int argc, char **argv) {
     gpu_facts(&g);
     rows_tag(g.emulated);                      /* KIT_GPU=t4: every row says it is the emulated T4 path */
     gpu_measure_copy(&g, (size_t)1 << 30);
-    gpu_facts_print(&g, 1);
-    GpuModelOpts o = {.model_dir = model_dir, .seed = 1, .max_batch = 1};
+    gpu_facts_print(&g, verbose);
+    GpuModelOpts o = {.model_dir = model_dir, .seed = 1, .max_batch = 1, .quiet = !verbose};
     GpuModel *m = gpu_model_open(&o);
     const Config *c = gpu_model_config(m);
-    config_print(c);
+    if (verbose) config_print(c);
     static int ids[MAX_PROMPT];
     prompt_ids(model_dir, c, MAX_PROMPT, ids);
 
     /* ---- 1. The floors for this GPU --------------------------------------------------- */
-    printf("\n## 1. floors (batch 1, fp16, %d-token prompt)\n", PROMPT);
+    progress(1, 9, "day09 1. floors");
+    printf("## 1. floors (batch 1, fp16, %d-token prompt)\n", PROMPT);
     double W = weight_bytes(c);
     double floor_tpot = floor_tpot_ms(W, g.bw_gbs);
     double ttft_compute, ttft_bytes;
     double floor_ttft = ttft_floor_ms(c, PROMPT, g.fp16_tflops, g.bw_gbs, &ttft_compute, &ttft_bytes);
     printf("weight_gb=%.3f bw_gbs=%.0f floor_tpot_ms=%.3f floor_tok_s=%.0f\n", W / 1e9, g.bw_gbs, floor_tpot, 1e3 / floor_tpot);
+    if (verbose) {
     printf("floor_tpot_copy_ms=%.3f (against the measured copy bandwidth, %.0f GB/s)\n", floor_tpot_ms(W, g.copy_gbs), g.copy_gbs);
     printf("decode_compute_ms=%.4f (%.2f GFLOP per token / peak: negligible)\n",
            g.fp16_tflops > 0 ? decode_flops(c) / (g.fp16_tflops * 1e12) * 1e3 : NAN, decode_flops(c) / 1e9);
@@ -282,6 +354,7 @@ int main(int argc, char **argv) {
     double kv = kv_bytes_per_token(c) * (PROMPT + NEW);
     printf("kv_cache_mb=%.1f at %d tokens = %.2f%% of the weights: negligible at batch 1\n", kv / 1e6, PROMPT + NEW,
            100 * kv / W);
+    }
 
     /* ---- 2. TTFT and TPOT, three ways, in the lesson's regime: Hugging Face eager is this
      * eager step with Python's cost per op in front of each launch (the lesson: 300-400
@@ -290,14 +363,18 @@ int main(int argc, char **argv) {
      * trace's host gaps with a median of D (gpu/dispatch.h); the kit's bare C launch
      * (dispatch 0) comes in section 4 as a finding of its own. Then the same three ways on
      * the graph step, where a lost synchronize cannot hide behind the host's launches. */
-    printf("\n## 2. TTFT and TPOT three ways (the lesson's regime: eager + a dispatcher wait before each launch, "
+    progress(2, 9, "day09 2. TTFT and TPOT three ways");
+    printf("## 2. TTFT and TPOT three ways (the lesson's regime: eager + a dispatcher wait before each launch, "
            "median %.0f us, batch 1, %d-token prompt, %d new tokens)\n", D, PROMPT, NEW);
     report_dispatch("day09", D);
-    three_ways(m, ids, MODE_EAGER, D, "", floor_ttft, floor_tpot);
-    printf("the same three on the graph step (bare C, one launch a step: the GPU sets its pace, so a lost "
+    const double spread_eager = three_ways(m, ids, MODE_EAGER, D, "", floor_ttft, floor_tpot);
+    more("the same three on the graph step (bare C, one launch a step: the GPU sets its pace, so a lost "
            "synchronize would show as a step many times too short)\n");
-    three_ways(m, ids, MODE_GRAPH, 0, "_graph", floor_ttft, floor_tpot);
-    printf("         the subtraction and the streamer include each token's copy back to the host; the events\n"
+    const double spread_graph = three_ways(m, ids, MODE_GRAPH, 0, "_graph", floor_ttft, floor_tpot);
+    printf("reading: %s\n", fmax(spread_eager, spread_graph) <= 20
+               ? "both within the lesson's 10-20%: the three ways timed the same steps"
+               : "more than 20% apart: one of the ways lost a sync or a warm-up (Day 8)");
+    more("         the subtraction and the streamer include each token's copy back to the host; the events\n"
            "         run without a sync between steps, so they show the GPU's pace with the host running ahead\n");
 
     /* ---- 3. The headline, in the lesson's regime: TTFT and TPOT from the same generates of
@@ -305,7 +382,8 @@ int main(int argc, char **argv) {
      * (mode_pair). TTFT / TPOT pairs them: how many decode steps the prefill costs in this one
      * configuration. (The eager prefill runs the decode step's 903 ops on the whole prompt, as
      * Hugging Face's does, each launch with the dispatcher's cost.) */
-    printf("\n## 3. the ratio (the lesson's regime: eager + a dispatcher wait before each launch, median %.0f us)\n", D);
+    progress(3, 9, "day09 3. the ratio");
+    printf("## 3. the ratio (the lesson's regime: eager + a dispatcher wait before each launch, median %.0f us)\n", D);
     const Pair hf = mode_pair(m, ids, MODE_EAGER, D);
     const StepCounts se = gpu_step_counts(m, MODE_EAGER);
     double ttft = hf.ttft, tpot = hf.tpot, ratio = tpot / floor_tpot;
@@ -321,9 +399,9 @@ int main(int argc, char **argv) {
            "TTFT / TPOT of the same generates (emulated HF eager); the lesson expects 2-5 on a T4");
     for (size_t i = 0; i < sizeof TABLE / sizeof TABLE[0]; i++) {
         int here = ratio >= TABLE[i].lo && ratio < TABLE[i].hi;
-        printf("%s %4.1f-%-4.1f %s -> %s\n", here ? "==>" : "   ", TABLE[i].lo, TABLE[i].hi, TABLE[i].meaning, TABLE[i].next);
+        if (here || g_verbose) printf("%s %4.1f-%-4.1f %s -> %s\n", here ? "==>" : "   ", TABLE[i].lo, TABLE[i].hi, TABLE[i].meaning, TABLE[i].next);
     }
-    printf("reading: the ratio says how far from the floor, not why (mistake #7): Day 10 and 11 split the\n"
+    more("reading: the ratio says how far from the floor, not why (mistake #7): Day 10 and 11 split the\n"
            "         step into kernel time and gaps. The modes below change only the launches.\n");
 
     /* ---- 4. The same TPOT in every mode, by the same protocol: the bytes are the same, the
@@ -332,7 +410,8 @@ int main(int argc, char **argv) {
      * kit's fused kernels), once with the kit's bare C launch (dispatch 0). The difference
      * for eager is what Python costs: the dispatcher's launches x its mean draw, less what
      * hides under the GPU's own time. */
-    printf("\n## 4. TPOT by mode (batch 1), with the dispatcher and with bare C launches\n");
+    progress(4, 9, "day09 4. TPOT by mode");
+    printf("## 4. TPOT by mode (batch 1), with the dispatcher and with bare C launches\n");
     double tpot16[MODE_COUNT];          /* bare C, for section 7 */
     for (int k = 0; k < MODE_PERSISTENT; k++) {     /* the lesson's four; persistent is section 8's */
         const Mode md = (Mode)k;
@@ -354,7 +433,8 @@ int main(int argc, char **argv) {
      * decode. Here with the 200-token prompt decoded eagerly, then with a 1024-token one
      * decoded by the graph step; each prompt's TTFT and TPOT come from its own two generates
      * (N = 8 and 64) subtracted, so run-to-run noise between sections does not show as error. */
-    printf("\n## 5. total / N is not TPOT (mistake #6)\n");
+    progress(5, 9, "day09 5. total / N");
+    printf("## 5. total / N is not TPOT (mistake #6)\n");
     const struct { int prompt; Mode mode; const char *suffix; } runs[2] = {{PROMPT, MODE_EAGER, ""},
                                                                          {LONG_PROMPT, MODE_GRAPH, "_long"}};
     for (int j = 0; j < 2; j++) {
@@ -366,7 +446,7 @@ int main(int argc, char **argv) {
             total[k] = median_of(tot, REPS);
         }
         const double tpot_p = (total[1] - total[0]) / (ns[1] - ns[0]), ttft_p = total[0] - (ns[0] - 1) * tpot_p;
-        printf("prompt=%d mode=%s ttft_ms=%.2f tpot_ms=%.3f (from the two totals)\n", runs[j].prompt,
+        more("prompt=%d mode=%s ttft_ms=%.2f tpot_ms=%.3f (from the two totals)\n", runs[j].prompt,
                mode_name(runs[j].mode), ttft_p, tpot_p);
         for (int k = 0; k < 2; k++) {
             char key[40], note[96];
@@ -375,7 +455,7 @@ int main(int argc, char **argv) {
                      mode_name(runs[j].mode), 100 * (total[k] / ns[k] / tpot_p - 1));
             report("day09", key, tpot_p, total[k] / ns[k], "ms", note);
         }
-        printf("reading: the error is (TTFT - TPOT) / N = %.3f ms at N = 8, %+.0f%% (TTFT = %.1f x TPOT)\n",
+        more("reading: the error is (TTFT - TPOT) / N = %.3f ms at N = 8, %+.0f%% (TTFT = %.1f x TPOT)\n",
                (ttft_p - tpot_p) / 8, 100 * (ttft_p - tpot_p) / 8 / tpot_p, ttft_p / tpot_p);
     }
 
@@ -384,7 +464,8 @@ int main(int argc, char **argv) {
      * bound the prefill, above it the FLOPs. GPU time by events; attention FLOPs left out.
      * (The kit prefills at most 512 tokens a pass, common/gpu/gpu_model.cu, so a longer prompt
      * reads the weights once per pass: still far above the ridge.) */
-    printf("\n## 6. prefill sweep: arithmetic intensity vs this GPU's ridge (%.0f FLOP/byte)\n", g.ridge);
+    progress(6, 9, "day09 6. prefill sweep");
+    printf("## 6. prefill sweep: arithmetic intensity vs this GPU's ridge (%.0f FLOP/byte)\n", g.ridge);
     char note[128];
     snprintf(note, sizeof note, "FLOP per weight byte of a %d-token prefill; %s", PROMPT,
              g.ridge <= 0 ? "ridge unknown" : PROMPT < g.ridge ? "below the ridge: memory-bound" : "above the ridge: compute-bound");
@@ -394,14 +475,14 @@ int main(int argc, char **argv) {
     double last = 0;
     for (size_t i = 0; i < sizeof SWEEP / sizeof SWEEP[0]; i++) {
         int n = SWEEP[i];
-        if (n >= c->max_seq) { printf("prefill_len=%d skipped (max_seq %d)\n", n, c->max_seq); continue; }
+        if (n >= c->max_seq) { more("prefill_len=%d skipped (max_seq %d)\n", n, c->max_seq); continue; }
         PrefillCtx pc = {m, ids, n};
         BenchResult r = bench(prefill_fn, &pc, (BenchOpts){.warmup = 1, .iters = 3, .use_events = 1,
                                                           .stream = gpu_model_stream(m)});
         double cm, bm, fl = ttft_floor_ms(c, n, g.fp16_tflops, g.bw_gbs, &cm, &bm);
         double achieved = decode_flops(c) * n / (r.s.median * 1e-3) / 1e12;
         double roof = g.fp16_tflops > 0 ? fmin(g.fp16_tflops, prefill_intensity(n) * g.bw_gbs / 1e3) : NAN;
-        printf("prefill_len=%d intensity=%.0f side=%s prefill_ms=%.3f floor_ms=%.3f (compute %.3f, bytes %.3f) "
+        more("prefill_len=%d intensity=%.0f side=%s prefill_ms=%.3f floor_ms=%.3f (compute %.3f, bytes %.3f) "
                "ratio=%.1f\n", n, prefill_intensity(n),
                g.ridge <= 0 ? "unknown" : n < g.ridge ? "memory-bound" : "compute-bound", r.s.median, fl, cm, bm,
                r.s.median / fl);
@@ -413,10 +494,10 @@ int main(int argc, char **argv) {
         last = achieved, last_n = n;
     }
     printf("prefill_best_tflops=%.1f at %d tokens\n", best, best_n);
-    printf("reading: below the ridge the prefill rides the bandwidth slope and TFLOP/s grows with the prompt;\n"
+    more("reading: below the ridge the prefill rides the bandwidth slope and TFLOP/s grows with the prompt;\n"
            "         'prefill is compute-bound' needs a prompt longer than the ridge on this GPU.\n");
     if (last < 0.8 * best)
-        printf("reading: at %d tokens it falls to %.1f TFLOP/s: the attention over the prompt grows with its\n"
+        more("reading: at %d tokens it falls to %.1f TFLOP/s: the attention over the prompt grows with its\n"
                "         square and is not in the 2 x params x tokens count; the linear layers are not the cost there\n",
                last_n, last);
     /* ---- 7. The loop's last rung: read fewer bytes. Once the graph has taken the launches
@@ -430,17 +511,18 @@ int main(int argc, char **argv) {
      * bytes / bandwidth) and against the 16-bit one, by the same protocol as section 4; the
      * prefill dequantizes each layer for cuBLAS either way. The bytes a step moves are counted
      * by the launch path (each linear kernel's N x K x bytes per weight). */
-    printf("\n## 7. int8 weights: half the bytes, if the dequantization is fused (the loop's step 3)\n");
+    progress(7, 9, "day09 7. int8");
+    printf("## 7. int8 weights: half the bytes, if the dequantization is fused (the loop's step 3)\n");
     const Config cc = *c;
     const StepCounts s16 = gpu_step_counts(m, MODE_GRAPH);
     const double tpot16_graph = tpot16[MODE_GRAPH];
     gpu_model_free(m);
     const double W8 = int8_weight_bytes(&cc), floor8 = floor_tpot_ms(W8, g.bw_gbs), floor8_ttft = fmax(ttft_compute, floor8);
     const double lin = linear_params(&cc), rows = linear_rows(&cc);
-    printf("int8_weight_gb=%.3f floor_tpot_int8_ms=%.3f floor_tok_s=%.0f (16-bit: %.3f GB, %.3f ms): the linear layers at "
+    more("int8_weight_gb=%.3f floor_tpot_int8_ms=%.3f floor_tok_s=%.0f (16-bit: %.3f GB, %.3f ms): the linear layers at "
            "1 byte + a 4-byte scale per row, the embedding and norms still 2\n", W8 / 1e9, floor8, 1e3 / floor8, W / 1e9,
            floor_tpot);
-    printf("T4 (theory): floor %.2f ms -> %.2f ms (half of it would be %.2f: the embedding table stays fp16)\n",
+    more("T4 (theory): floor %.2f ms -> %.2f ms (half of it would be %.2f: the embedding table stays fp16)\n",
            floor_tpot_ms(W, 320), floor_tpot_ms(W8, 320), floor_tpot_ms(W, 320) / 2);
     report("day09", "step_gb", 2 * lin / 1e9, s16.weight_bytes / 1e9, "GB",
            "fp16 graph step: weight bytes its kernels read, counted as launched; theory 2 x linear params");
@@ -451,7 +533,7 @@ int main(int argc, char **argv) {
         GpuModelOpts oq = o;
         oq.quant = q;
         m = gpu_model_open(&oq);
-        char key[48], note[160];
+        char key[48], note[192];
         for (int k = MODE_FUSED; k <= MODE_GRAPH; k++) {
             const Mode md = (Mode)k;
             const StepCounts sc = gpu_step_counts(m, md);
@@ -493,6 +575,81 @@ int main(int argc, char **argv) {
            tpot8[QUANT_INT8][MODE_GRAPH] < floor_tpot ? "below the 16-bit floor, as the lesson's compiled int8 was"
                                                       : "above the 16-bit floor: the per-kernel cost that is not bytes did not halve");
 
+    /* ---- 7b. Why fused int8 gains a tenth, not a half: each GEMV alone, from 1 MB to 268 MB,
+     * fp16 and int8 (gpu/gemv_curve.h: cold weights, launched back to back as in a step, lm_head's
+     * epilogue), fitted to time = c + bytes / (bandwidth x e) by the timeline model's own rule
+     * (replay_fit_line, against the copy's bandwidth, as day11 fits its kernels). c is what a
+     * kernel pays whatever its size; int8 halves the bytes and not c. A layer's GEMVs are
+     * TinyLlama's four matrices (qkv, o, gate/up, down) summed; Llama-2-7B's are the lesson's
+     * (gpt-fast measured its 1.47x there). Shapes whose fp16 weights would take over 0.3 ms at
+     * the copy's bandwidth are left out (a T4 stops near 64 MB). */
+    progress(8, 9, "day09 7b. the GEMV curve");
+    printf("## 7b. why: a GEMV's time against its size, fp16 and int8 (cold weights, batch 1)\n");
+    static GemvPoint pt[2 * GEMV_CURVE_SHAPES];
+    const int np = gemv_curve(g.copy_gbs, 0.3, pt);
+    double fit_c[2] = {NAN, NAN}, fit_e[2] = {NAN, NAN}, layer_us[2][2] = {}; /* [tl, 7b][int8] */
+    int layer_n[2][2] = {};
+    for (int q8 = 0; q8 <= 1; q8++) {
+        double b[GEMV_CURVE_SHAPES], t[GEMV_CURVE_SHAPES];
+        int n = 0;
+        for (int i = 0; i < np; i++) {
+            if (pt[i].int8 != q8) continue;
+            const GemvShape *sh = pt[i].shape;
+            char key[48], note[160];
+            snprintf(key, sizeof key, "gemv_us_%s_%s", q8 ? "int8" : "fp16", sh->key);
+            snprintf(note, sizeof note, "%s%s%s %d x %d, %.1f MB read, alone, cold, back to back; range %.2f-%.2f us; "
+                     "theory: the bytes at the datasheet bandwidth", sh->model, *sh->model ? " " : "", sh->what, sh->N,
+                     sh->K, pt[i].bytes / 1e6, pt[i].us.min, pt[i].us.max);
+            report_floored("day09", key, pt[i].bytes / (g.bw_gbs * 1e3), pt[i].us.median, "us", note);
+            b[n] = pt[i].bytes, t[n++] = pt[i].us.median;
+            const int which = !strcmp(sh->model, "TinyLlama") ? 0 : !strcmp(sh->model, "Llama-2-7B") ? 1 : -1;
+            if (which >= 0 && strcmp(sh->what, "lm_head")) layer_us[which][q8] += pt[i].us.median, layer_n[which][q8]++;
+        }
+        const char *qn = q8 ? "int8" : "fp16";
+        char key[48], note[200];
+        if (!replay_fit_line(b, t, n, g.copy_gbs, &fit_e[q8], &fit_c[q8])) {
+            printf("gemv_fit_%s: the %d sizes show no bandwidth term (c hides it): no fit\n", qn, n);
+            continue;
+        }
+        snprintf(note, sizeof note, "%s GEMV: time = c + bytes / (%.0f GB/s x e), least squares over %d sizes "
+                 "(the timeline model's fit); what a kernel pays whatever its size", qn, g.copy_gbs, n);
+        snprintf(key, sizeof key, "gemv_fit_c_us_%s", qn);
+        report("day09", key, NAN, fit_c[q8], "us", note);
+        snprintf(key, sizeof key, "gemv_fit_e_%s", qn);
+        report("day09", key, 1, fit_e[q8], "x", note);
+    }
+    /* the default output: the fits on one line, the speed-ups on another (the rows hold the notes) */
+    printf("gemv_fit_c_us_fp16=%.2f gemv_fit_e_fp16=%.2f gemv_fit_c_us_int8=%.2f gemv_fit_e_int8=%.2f\n", fit_c[0],
+           fit_e[0], fit_c[1], fit_e[1]);
+    static const char *const LAYER_KEY[2] = {"gemv_int8_speedup_tl_layer", "gemv_int8_speedup_7b_layer"};
+    static const char *const LAYER_WHO[2] = {"TinyLlama", "Llama-2-7B"};
+    char line[256] = "";
+    for (int w = 0; w < 2; w++) {
+        if (layer_n[w][0] != 4 || layer_n[w][1] != 4) continue;   /* a shape left out: no layer */
+        char note[200];
+        snprintf(note, sizeof note, "%s's layer, its four GEMVs alone (qkv, o, gate/up, down): fp16 %.1f us / int8 "
+                 "%.1f us; theory: the bytes' ratio", LAYER_WHO[w], layer_us[w][0], layer_us[w][1]);
+        report("day09", LAYER_KEY[w], 2, layer_us[w][0] / layer_us[w][1], "x", note);
+        snprintf(line + strlen(line), sizeof line - strlen(line), "%s=%.2f ", LAYER_KEY[w], layer_us[w][0] / layer_us[w][1]);
+    }
+    if (isfinite(fit_c[0]) && isfinite(fit_c[1])) {
+        const double lim = 2 * fit_e[1] / fit_e[0];
+        const double P = int8_speedup_from_params(fit_c[0], fit_e[0], fit_c[1], fit_e[1], g.copy_gbs, 1.6);
+        char note[200];
+        snprintf(note, sizeof note, "the fp16 MB of the smallest matrix the two fits make int8 1.6x faster on (the "
+                 "lesson's regime); its limit on huge matrices: 2 e_int8 / e_fp16 = %.2fx%s", lim,
+                 isfinite(P) ? "" : ", under 1.6: never");
+        report("day09", "gemv_int8_1p6x_mb", NAN, 2 * P / 1e6, "MB", note);
+        if (isfinite(P)) snprintf(line + strlen(line), sizeof line - strlen(line), "gemv_int8_1p6x_mb=%.0f", 2 * P / 1e6);
+        else snprintf(line + strlen(line), sizeof line - strlen(line), "gemv_int8_1p6x_mb=never (limit %.2fx)", lim);
+    }
+    printf("%s\n", line);
+    if (isfinite(fit_c[0]) && isfinite(fit_c[1])) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/gemv_curve.png", results_mkdir());
+        gemv_curve_chart(path, pt, np, fit_c, fit_e, g.copy_gbs);
+    }
+
     /* ---- 8. Beyond the week: one kernel per step. Graph mode (section 4) pays one launch a
      * step, but its step is still 113 kernels, and each one's work waits for the whole of the
      * one before it (under PDL its start-up overlaps, its work does not). Persistent mode runs the
@@ -502,7 +659,8 @@ int main(int argc, char **argv) {
      * sm_90 code, the T4 switch, more rows than it takes), and then this section prints that
      * sentence, writes it to rows.tsv as persistent_not_run (day12 shows it) and no TPOT. Where
      * it runs, section 4's rows by section 4's protocol, so its TPOT stands beside graph's. */
-    printf("\n## 8. beyond the week: one kernel per step (persistent mode, batch 1, fp16)\n");
+    progress(9, 9, "day09 8. persistent");
+    printf("## 8. beyond the week: one kernel per step (persistent mode, batch 1, fp16)\n");
     m = gpu_model_open(&o);
     const char *no = gpu_mode_refusal(m, MODE_PERSISTENT, 1);
     if (no) {

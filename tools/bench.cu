@@ -25,7 +25,12 @@
  * before complete -> this op complete; wait: a block spinning before it may start the op; work:
  * from then to its last tile, of which ring: waiting for weights, end: its tiles' ends), and
  * `persist_trace step_us= blocks= threads= ring_stages=`; the trace's second step (the first
- * warms it up). */
+ * warms it up).
+ * Last, the lesson's regime: `bench_layers` lines and results/bench_layers.tsv, one layer's time in
+ * graph mode at batch 1, fp16 and int8, for TinyLlama's shape and Llama-2-7B's (the model gpt-fast
+ * measured its 1.47x on), each the difference of a 2-layer stack and the deepest that fits in half
+ * the free memory; int8_speedup beside its floor (the bytes' ratio) and a reading of why the two
+ * shapes differ. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,6 +43,7 @@
 #include "measure/stats.h"
 #include "model/theory.h"
 #include "measure/trace.h"
+#include "model/config.h"
 
 /* under CUPTI: 16 decode steps (prefill = 0) or 4 prefills of the prompt (prefill = 1):
  * the busy ratio and the kernels by GPU time */
@@ -97,6 +103,74 @@ static void profile_persistent(GpuModel *m, const int *ids, int n) {
            t.ring_stages);
 }
 
+/* ---- the lesson's regime: int8 against fp16 on Llama-2-7B's layers ----
+ * gpt-fast's 1.47x (int8 over compiled fp16) was measured on Llama-2-7B, whose matrices are 4 to
+ * 8 times TinyLlama's. Here a stack of layers of either shape, synthetic weights, decodes in
+ * graph mode at batch 1 in fp16 and int8, each at two depths: 2 layers, and as many as fit in
+ * half the GPU's free memory (at most the model's own). The difference over the layers between
+ * is one layer's time, lm_head and the embedding left out. */
+typedef struct { int lo, hi; double tpot_ms[2][2], layer_us[2], layer_bytes[2]; } LayerBench;   /* [quant][depth] */
+
+static double graph_tpot_ms(const Config *c, Quant q, int n_prompt, int n_new, int runs_n, double bw_gbs, int *impossible) {
+    GpuModelOpts o = {};
+    o.config = c, o.seed = 1, o.max_batch = 1, o.max_seq = n_prompt + n_new + 8, o.quiet = 1, o.quant = q;
+    GpuModel *m = gpu_model_open(&o);
+    int *ids = (int *)xmalloc(sizeof(int) * n_prompt), *out = (int *)xmalloc(sizeof(int) * n_new);
+    double *steps = (double *)xmalloc(sizeof(double) * runs_n * n_new);
+    int ns = 0;
+    prompt_ids(NULL, c, n_prompt, ids);
+    gpu_generate(m, ids, n_prompt, 1, 4, MODE_GRAPH, out, NULL, NULL);      /* warm-up, and the graph's capture */
+    for (int r = 0; r < runs_n; r++) {
+        GenTiming t = gpu_generate(m, ids, n_prompt, 1, n_new, MODE_GRAPH, out, NULL, NULL);
+        memcpy(steps + ns, t.step_ms, sizeof(double) * t.n_steps);
+        ns += t.n_steps;
+    }
+    const double tpot = stats_of(steps, ns).median, floor_ms = gpu_model_weight_bytes(m) / bw_gbs / 1e6;
+    if (tpot < floor_ms) {
+        *impossible = 1;
+        printf("error: bench_layers %d layers %s: TPOT %.3f ms under its floor %.3f ms: a measurement error, not a "
+               "result (check that the kernels ran)\n", c->n_layers, quant_name(q), tpot, floor_ms);
+    }
+    gpu_model_free(m);
+    free(ids), free(out), free(steps);
+    return tpot;
+}
+
+static LayerBench layer_bench(const char *who, const Config *shape, int n_prompt, int n_new, int runs_n, double bw_gbs,
+                              FILE *tsv, int *impossible) {
+    LayerBench b = {};
+    Config c = *shape;
+    c.n_layers = 1;
+    const double one = (double)config_params(&c);
+    c.n_layers = 2;
+    const double layer_params = (double)config_params(&c) - one, rest = one - layer_params;
+    size_t free_b, total_b;
+    CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+    b.lo = 2;
+    b.hi = (int)fmin(shape->n_layers, (0.5 * free_b / 2 - rest) / layer_params);
+    if (b.hi < b.lo + 2) {
+        printf("bench_layers model=%s not_run=\"%.1f GB free: fewer than 4 of its layers fit in half of it\"\n", who,
+               free_b / 1e9);
+        return b;
+    }
+    for (int q = 0; q < 2; q++) {
+        for (int d = 0; d < 2; d++) {
+            c.n_layers = d ? b.hi : b.lo;
+            b.tpot_ms[q][d] = graph_tpot_ms(&c, q ? QUANT_INT8 : QUANT_FP16, n_prompt, n_new, runs_n, bw_gbs, impossible);
+        }
+        b.layer_us[q] = 1e3 * (b.tpot_ms[q][1] - b.tpot_ms[q][0]) / (b.hi - b.lo);
+        const double rows = (double)(c.n_heads + 2 * c.n_kv_heads) * c.head_dim + 2 * c.dim + 2 * c.ffn_dim;
+        b.layer_bytes[q] = q ? layer_params + 2 * c.dim + 4 * rows /* int8 linear, fp16 norms, a scale a row */
+                             : 2 * layer_params;
+        fprintf(tsv, "%s\t%s\t%d\t%d\t%.4f\t%.4f\t%.2f\t%.2f\n", who, q ? "int8" : "fp16", b.lo, b.hi, b.tpot_ms[q][0],
+                b.tpot_ms[q][1], b.layer_us[q], b.layer_bytes[q] / bw_gbs / 1e3);
+    }
+    printf("bench_layers model=%-10s layers=%d..%d layer_mb_fp16=%.0f fp16_layer_us=%.1f int8_layer_us=%.1f "
+           "int8_speedup=%.2f (floor %.2f)\n", who, b.lo, b.hi, b.layer_bytes[0] / 1e6, b.layer_us[0], b.layer_us[1],
+           b.layer_us[0] / b.layer_us[1], b.layer_bytes[0] / b.layer_bytes[1]);
+    return b;
+}
+
 /* The modes each choice of weights runs: all for fp16; int8 fused and graph (its eager modes
  * dequantize like int8_unfused's); int8_unfused all but graph_eager (eager's kernels replayed)
  * and persistent (fp16 weights only). */
@@ -116,7 +190,8 @@ static const char USAGE[] =
     "  --new N      tokens to generate (default 64)\n"
     "  --runs N     measured generates per configuration, after one warm-up (default 3);\n"
     "               runs x (new - 1) at most 4096\n"
-    "  --profile    CUPTI's GPU time per kernel for graph and fused, and for the prefill\n";
+    "  --profile    CUPTI's GPU time per kernel for graph and fused, and for the prefill\n"
+    "  Last: one layer's time, fp16 and int8, for TinyLlama's shape and Llama-2-7B's (bench_layers.tsv)\n";
 
 int main(int argc, char **argv) {
     const char *model_dir = NULL;
@@ -215,6 +290,23 @@ int main(int argc, char **argv) {
         gpu_model_free(m);
     }
     fclose(tsv);
+    printf("wrote %s\n", path);
+
+    snprintf(path, sizeof path, "%s/bench_layers.tsv", results_mkdir());
+    if (!(tsv = fopen(path, "w"))) die("%s: cannot write it (set KIT_RESULTS to a writable folder)", path);
+    fprintf(tsv, "model\tquant\tlayers_lo\tlayers_hi\ttpot_lo_ms\ttpot_hi_ms\tlayer_us\tlayer_floor_us\n");
+    Config tl, l7;
+    config_tinyllama(&tl);
+    config_llama2_7b(&l7);
+    const LayerBench bt = layer_bench("TinyLlama", &tl, n_prompt, n_new, runs_n, g.bw_gbs, tsv, &impossible);
+    const LayerBench b7 = layer_bench("Llama-2-7B", &l7, n_prompt, n_new, runs_n, g.bw_gbs, tsv, &impossible);
+    fclose(tsv);
+    if (bt.hi && b7.hi)
+        printf("reading: int8 makes a Llama-2-7B layer %.2fx faster (the lesson's whole compiled step: 1.47x) and a "
+               "TinyLlama layer %.2fx: a 7B layer's GEMVs read %.0f MB in fp16 against %.0f, long enough that their "
+               "bytes, which int8 halves, outweigh what each kernel pays whatever its size, which it does not (day09's "
+               "GEMV curve, results/gemv_curve.png)\n", b7.layer_us[0] / b7.layer_us[1], bt.layer_us[0] / bt.layer_us[1],
+               b7.layer_bytes[0] / 1e6, bt.layer_bytes[0] / 1e6);
     printf("wrote %s\n", path);
     free(ids), free(out), free(steps);
     return impossible;

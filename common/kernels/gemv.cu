@@ -88,6 +88,12 @@
 #ifndef GEMV_SHORT_RING
 #define GEMV_SHORT_RING 1       /* bulk: 0 gives every launch the full ring (see SHORT_RING) */
 #endif
+#ifndef GEMV_BULK_K_INT8
+#define GEMV_BULK_K_INT8 (2 * GEMV_BULK_K) /* bulk: the columns of an int8 stage (2 KB of a row; 1 KB: v31) */
+#endif
+#ifndef GEMV_INFLIGHT_INT8
+#define GEMV_INFLIGHT_INT8 GEMV_INFLIGHT /* bulk: stages in flight for int8 weights (v31) */
+#endif
 /* and the shapes they work in: 8 warps of 32 lanes split K (the norm prologue's order assumes
  * 256 threads), K in 32-wide chunks */
 enum {
@@ -111,7 +117,7 @@ template <typename WT> constexpr bool INT8 = PER<WT> > 1;
  * 2 KB of each row), a row ROW apart, padded by the 4 fragments a row's quad of lanes reads at
  * once (64 or 32 bytes), so that those of rows g and g + 1 fall in other banks */
 template <typename WT> struct Bulk {
-    static constexpr int K = GEMV_BULK_K * PER<WT>;
+    static constexpr int K = INT8<WT> ? GEMV_BULK_K_INT8 : GEMV_BULK_K;
     static constexpr int ROW = K + 4 * (int)(sizeof(Frag<WT>) / sizeof(WT));
     static constexpr int STAGE = 16 * ROW;
 };
@@ -758,7 +764,8 @@ __device__ __forceinline__ void gemv_bulk_tiles(const GemvArgs &a) {
                          "r"(bytes), "r"(smem_addr(&full[slot])), "l"(policy) : "memory");
     };
     /* stages in flight: a short ring asks for its whole tile at once */
-    constexpr int INFLIGHT = RING < GEMV_STAGES || RING < GEMV_INFLIGHT ? RING : GEMV_INFLIGHT;
+    constexpr int WANT = INT8<WT> ? GEMV_INFLIGHT_INT8 : GEMV_INFLIGHT;
+    constexpr int INFLIGHT = RING < GEMV_STAGES || RING < WANT ? RING : WANT;
     if (warp == GEMV_WARPS)             /* weights do not depend on the kernel before */
         for (int i = 0; i < min(stages, INFLIGHT); i++) load_stage(i);
     EpiIn<1> early;                     /* nor, with epi_early, the first tile's epilogue inputs */

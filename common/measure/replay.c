@@ -147,6 +147,16 @@ static int own_fit(const double *x, const double *y, int n, double *s, double *c
     return *s >= 1 / REPLAY_E_MAX;   /* also false for a NaN */
 }
 
+int replay_fit_line(const double *bytes, const double *dur_us, int n, double bw_gbs, double *e, double *c_us) {
+    if (n < 2 || !(bw_gbs > 0)) return 0;
+    double *x = xmalloc(sizeof(double) * (size_t)n), s, c;
+    for (int i = 0; i < n; i++) x[i] = bytes[i] / (bw_gbs * 1e3);
+    const int ok = own_fit(x, dur_us, n, &s, &c);
+    free(x);
+    if (ok) *e = 1 / s, *c_us = c;
+    return ok;
+}
+
 int replay_fit(const ReplayStep *steps, int nsteps, const ReplayGpu *gpu, ReplayFit *fit, char *err, size_t cap) {
     if (!(gpu->bw_gbs > 0) || !isfinite(gpu->bw_gbs)) {
         snprintf(err, cap, "replay_fit: the GPU %s has a bandwidth of %g GB/s; give its datasheet's (above 0), "

@@ -112,6 +112,13 @@ typedef struct {
  * 0, or -1 with one sentence in err (no op has a duration, a GPU with no bandwidth). */
 int replay_fit(const ReplayStep *steps, int nsteps, const ReplayGpu *gpu, ReplayFit *fit, char *err, size_t cap);
 
+/* The fit replay_fit makes for one class, on any set of timed ops: dur_us = bytes / (bw_gbs x e)
+ * + c_us by least squares (c >= 0), for a class that moves bytes enough to show its slope (see
+ * REPLAY_E_VISIBLE, REPLAY_E_MAX). Day09 fits its GEMV sweep with it, so the curve and the
+ * timeline model read the same c and e off the same rule. Returns 1 and sets *e, *c_us, or 0
+ * when the ops cannot show a bandwidth (and leaves them). */
+int replay_fit_line(const double *bytes, const double *dur_us, int n, double bw_gbs, double *e, double *c_us);
+
 /* f of class cls from one of its ops timed alone at a size where its FLOPs show (a calibration
  * the fit's batch-1 steps cannot give: dur_us = flops / (peak f) + c, the class's c as fitted).
  * Sets fit->f[cls] and returns it; where the time is within 1.2x what the op's bytes take at

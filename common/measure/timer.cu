@@ -57,3 +57,22 @@ BenchResult bench(BenchFn fn, void *ctx, BenchOpts o) {
     r.s = stats_of(r.samples_ms, r.n);
     return r;
 }
+
+Stats time_launches_us(int reps, void (*launch)(int i, void *ctx), void *ctx, cudaStream_t stream) {
+    cudaEvent_t e0, e1;
+    CUDA_CHECK(cudaEventCreate(&e0));
+    CUDA_CHECK(cudaEventCreate(&e1));
+    double us[5];
+    for (int r = -1; r < 5; r++) {
+        CUDA_CHECK(cudaEventRecord(e0, stream));
+        for (int i = 0; i < reps; i++) launch(i, ctx);
+        CUDA_CHECK(cudaEventRecord(e1, stream));
+        CUDA_CHECK(cudaEventSynchronize(e1));
+        float ms;
+        CUDA_CHECK(cudaEventElapsedTime(&ms, e0, e1));
+        if (r >= 0) us[r] = 1e3 * ms / reps;
+    }
+    CUDA_CHECK(cudaEventDestroy(e0));
+    CUDA_CHECK(cudaEventDestroy(e1));
+    return stats_of(us, 5);
+}

@@ -25,4 +25,14 @@ typedef struct {
 
 BenchResult bench(BenchFn fn, void *ctx, BenchOpts o);
 
+/* Microseconds per launch(i, ctx), i < reps, issued back to back on `stream` as a step issues
+ * its kernels: five samples of reps launches each between two CUDA events, after one to warm
+ * up; the stats are over the five. (bench() above times a call with a synchronize around each
+ * sample; this times launches that queue behind one another, the way kernels meet in a step.) */
+Stats time_launches_us(int reps, void (*launch)(int i, void *ctx), void *ctx, cudaStream_t stream);
+/* the same for a lambda: time_launches_us(200, [&](int i) { k_gemv(...); }) */
+template <typename F> static inline Stats time_launches_us(int reps, F launch, cudaStream_t stream = 0) {
+    return time_launches_us(reps, [](int i, void *f) { (*(F *)f)(i); }, &launch, stream);
+}
+
 #endif

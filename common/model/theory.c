@@ -1,5 +1,6 @@
 /* theory: the week's arithmetic. Bytes are fp16 (2 per parameter), GB and TB are powers of
  * ten, bandwidths are in GB/s and peaks in TFLOP/s. */
+#include <math.h>
 #include <string.h>
 #include <ctype.h>
 #include "model/theory.h"
@@ -101,4 +102,10 @@ void config_llama2_7b(Config *c) {
     *c = (Config){.vocab = 32000, .dim = 4096, .ffn_dim = 11008, .n_layers = 32, .n_heads = 32,
                   .n_kv_heads = 32, .head_dim = 128, .max_seq = 4096, .norm_eps = 1e-5f,
                   .rope_theta = 10000.0f, .bos_id = 1, .eos_id = 2, .tied = 0, .dtype = "float16"};
+}
+
+double int8_speedup_from_params(double c16_us, double e16, double c8_us, double e8, double bw_gbs, double ratio) {
+    const double slope = 2 / e16 - ratio / e8;    /* us per weight the gap grows by, x bw 1e3 */
+    if (!(slope > 0)) return NAN;
+    return fmax(0, (ratio * c8_us - c16_us) * bw_gbs * 1e3 / slope);
 }

@@ -27,6 +27,13 @@ double ttft_floor_ms(const Config *c, int tokens, double tflops, double bw_gbs,
 /* fp16 dense tensor-core peak by compute capability / name; 0 and "unknown" if unknown. */
 double peak_fp16_tflops(int cc_major, int cc_minor, const char *name, const char **source);
 
+/* The GEMV curve's question (day09): a matrix of P weights takes c + bytes / (bw x e) us in
+ * each precision (fp16 reads 2P bytes, int8 P: its scales, 4 bytes a row, left out), so from
+ * how many weights is int8 `ratio` times faster? P = (ratio c8 - c16) bw / (2 / e16 - ratio /
+ * e8): 0 when it is from the start, NAN when never (the ratio tends to 2 e8 / e16, which is
+ * then at most `ratio`). c in us, bw in GB/s. */
+double int8_speedup_from_params(double c16_us, double e16, double c8_us, double e8, double bw_gbs, double ratio);
+
 /* Will a model fit? weights + framework overhead + KV cache for `tokens` (batch x context)
  * tokens, in GB (1e9 B). The lesson's Llama-2-7B-on-a-T4 arithmetic:
  * 13.5 GB + 1.5 GB = 15 GB of ~15 GB usable, no room left for the KV cache. */

@@ -159,7 +159,7 @@ void report_dispatch(const char *day, double median_us) {
         report(day, "dispatch_median_us", NAN, 0, "us", "no emulated dispatcher (--dispatch-us 0): the kit's bare C launches");
         return;
     }
-    printf("dispatch_source=\"%s\"\n", s->source);
+    if (!g_quiet) printf("dispatch_source=\"%s\"\n", s->source);
     snprintf(note, sizeof note, "the emulated dispatcher's median busy-wait before each launch (--dispatch-us), drawn "
              "from %s", s->source);
     report(day, "dispatch_median_us", NAN, median_us, "us", note);

@@ -28,7 +28,7 @@ void report_floored(const char *day, const char *key, double floor, double measu
                     const char *unit, const char *note);
 /* The emulated dispatcher a day ran with (gpu/dispatch.h: the process's shape, scaled to
  * median_us): dispatch_median_us, dispatch_p90_us and dispatch_mean_us as rows, each note
- * saying where the distribution came from, and dispatch_source="..." printed. */
+ * saying where the distribution came from, and dispatch_source="..." printed (unless rows_quiet). */
 void report_dispatch(const char *day, double median_us);
 /* What a day's main() returns: 1 when a row was impossible, else 0. */
 int rows_exit_code(void);

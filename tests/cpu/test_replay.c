@@ -159,6 +159,19 @@ static void fit_step(ReplayStep *s, ReplayOp *ops, int k) {
     }
 }
 
+/* replay_fit_line: a made-up GEMV curve, 3 us + bytes at 80% of 1000 GB/s, fitted back; a
+ * set whose bytes do not show (all tiny) is refused */
+static void fit_line(void) {
+    double bytes[6], us[6], e = 0, c = 0;
+    for (int i = 0; i < 6; i++) bytes[i] = 1e6 * (1 << (2 * i)), us[i] = 3 + bytes[i] / (1000 * 0.8 * 1e3);
+    CHECK(replay_fit_line(bytes, us, 6, 1000, &e, &c) && near(e, 0.8, 1e-9) && near(c, 3, 1e-9),
+          "fit_line: e %.6g c %.6g, want 0.8 and 3", e, c);
+    for (int i = 0; i < 6; i++) bytes[i] = 1e3 * (i + 1), us[i] = 5;
+    e = c = -1;
+    CHECK(!replay_fit_line(bytes, us, 6, 1000, &e, &c) && e == -1 && c == -1,
+          "fit_line: 1-6 KB at a flat 5 us show no bandwidth, so no fit (e %g c %g)", e, c);
+}
+
 static void fits(void) {
     ReplayStep steps[4];
     ReplayOp ops[4][NOPS];
@@ -415,6 +428,7 @@ int main(void) {
     timelines();
     durations();
     fits();
+    fit_line();
     round_trip();
     files();
     class_names();

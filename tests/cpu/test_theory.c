@@ -8,6 +8,13 @@
 static int near(double x, double want, double tol) { return fabs(x - want) <= tol; }
 
 int main(void) {
+    /* int8's 1.6x point: fp16 2 us + 2P at 0.9 of 1000 GB/s, int8 3 us + P at 0.6: the ratio
+     * tends to 1.2, never 1.6; with int8 at e 0.9 too it is 1.6 from P where
+     * 2 + 2P/900e3 = 1.6 (3 + P/900e3), P = 2.8 x 900e3 / 0.4 = 6.3e6 */
+    CHECK(isnan(int8_speedup_from_params(2, 0.9, 3, 0.6, 1000, 1.6)), "int8 1.6x: never when the asymptote is 1.2x");
+    CHECK(fabs(int8_speedup_from_params(2, 0.9, 3, 0.9, 1000, 1.6) - 6.3e6) < 1, "int8 1.6x from 6.3e6 weights: %g",
+          int8_speedup_from_params(2, 0.9, 3, 0.9, 1000, 1.6));
+    CHECK(int8_speedup_from_params(10, 0.9, 1, 0.9, 1000, 1.6) == 0, "int8 1.6x from the start when c16 >= 1.6 c8");
     Config tl, l7;
     config_tinyllama(&tl);
     config_llama2_7b(&l7);

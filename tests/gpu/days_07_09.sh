@@ -102,6 +102,21 @@ if [ "$r" != "-" ]; then
 else
   skip=$((skip + 1)); echo "skipped: the 200-token prefill against its roofline (no datasheet peak for this GPU in common/model/theory.c)"
 fi
+# day09's section 7b: the GEMV curve's rows, fits and chart; no GEMV under its bytes' floor; the
+# default output fits a screen (40 lines; the log holds stderr's progress lines too: left out)
+for k in gemv_us_fp16_tl_gate_up gemv_us_int8_tl_gate_up gemv_fit_c_us_fp16 gemv_fit_e_fp16 gemv_fit_c_us_int8 \
+         gemv_fit_e_int8 gemv_int8_speedup_tl_layer; do
+  has_row day09 $k; ok $? "day09 row $k"
+done
+n=$(awk -F'\t' '$1 == "day09" && $2 ~ /^gemv_us_/ && $4 + 0 < $3 + 0' "$rows" | wc -l)
+[ "$n" = 0 ]; ok $? "day09: no GEMV timed under its bytes' floor ($n are)"
+if has_row day09 gemv_int8_speedup_7b_layer; then
+  holds "$(row day09 gemv_int8_speedup_7b_layer) > $(row day09 gemv_int8_speedup_tl_layer)"
+  ok $? "int8 pays more on Llama-2-7B's layer ($(row day09 gemv_int8_speedup_7b_layer)x) than on TinyLlama's ($(row day09 gemv_int8_speedup_tl_layer)x)"
+fi
+[ -s "$tmp/gemv_curve.png" ]; ok $? "day09 draws results/gemv_curve.png"
+n=$(grep -cvE '^\[[0-9]+/[0-9]+\] ' "$tmp/day09_ttft_tpot.log")
+[ "$n" -le 40 ]; ok $? "day09 prints at most 40 lines by default ($n)"
 # beyond the week, day09's section 8: persistent mode's rows where it runs, else its reason and no TPOT
 why=$(sed -n 's/^persistent: not run: //p' "$tmp/day09_ttft_tpot.log")
 if [ -n "$why" ]; then

@@ -1,11 +1,12 @@
-/* The kernel tests' inputs: seeded fp16 data (the same every run) and host -> GPU copies;
- * and the --bench timer. */
+/* The kernel tests' inputs: seeded fp16 data (the same every run) and host -> GPU copies
+ * (their --bench times with measure/timer.h's time_launches_us). */
 #ifndef KIT_KERNEL_DATA_CUH
 #define KIT_KERNEL_DATA_CUH
 #include <vector>
 #include "gpu/gpu.h"
 #include "model/model.h"
 #include "measure/stats.h"
+#include "measure/timer.h"        /* time_launches_us, for --bench */
 
 /* n values uniform in bias + [-scale, scale), from seed */
 static std::vector<half> random_half(size_t n, uint64_t seed, float scale, float bias = 0.f) {
@@ -21,25 +22,5 @@ template <typename T> static T *to_gpu(const std::vector<T> &v) {
     CUDA_CHECK(cudaMalloc(&d, v.size() * sizeof(T)));
     CUDA_CHECK(cudaMemcpy(d, v.data(), v.size() * sizeof(T), cudaMemcpyHostToDevice));
     return d;
-}
-/* microseconds per launch(i), i < reps, on the default stream: five samples of reps launches
- * each, timed with CUDA events, after one to warm up */
-template <typename F> static Stats time_launches_us(int reps, F launch) {
-    cudaEvent_t e0, e1;
-    CUDA_CHECK(cudaEventCreate(&e0));
-    CUDA_CHECK(cudaEventCreate(&e1));
-    double us[5];
-    for (int r = -1; r < 5; r++) {
-        CUDA_CHECK(cudaEventRecord(e0));
-        for (int i = 0; i < reps; i++) launch(i);
-        CUDA_CHECK(cudaEventRecord(e1));
-        CUDA_CHECK(cudaEventSynchronize(e1));
-        float ms;
-        CUDA_CHECK(cudaEventElapsedTime(&ms, e0, e1));
-        if (r >= 0) us[r] = 1e3 * ms / reps;
-    }
-    CUDA_CHECK(cudaEventDestroy(e0));
-    CUDA_CHECK(cudaEventDestroy(e1));
-    return stats_of(us, 5);
 }
 #endif
