@@ -180,10 +180,15 @@ check-answers: programs
 bench: gpu-check programs | results
 	$(BIN)/bench $(MODEL_ARGS)
 
+# Each day's wall time, in its last line and in results/wall_s.tsv (day, seconds), for the
+# notebook and README to quote.
 all: gpu-check
 	@start=$$(date +%s); $(MAKE) --no-print-directory -j$(NPROC) programs || exit 1; \
-	for d in $(DAYS) day12; do $(MAKE) --no-print-directory $$d || exit 1; done; \
+	mkdir -p results && printf 'day\tseconds\n' > results/wall_s.tsv; walls=; \
+	for d in $(DAYS) day12; do t=$$(date +%s); $(MAKE) --no-print-directory $$d || exit 1; \
+	  s=$$(( $$(date +%s) - t )); printf '%s\t%s\n' $$d $$s >> results/wall_s.tsv; walls="$$walls$${walls:+, }$$d $$s s"; done; \
 	$(MAKE) --no-print-directory check-answers; rc=$$?; \
+	echo "make all: $$walls (results/wall_s.tsv)"; \
 	echo "make all: $$(( $$(date +%s) - start )) s; the report is results/REPORT.md"; exit $$rc
 
 # The reference run for students without a GPU: the week three times, each row the median
