@@ -99,6 +99,19 @@ $(DAY_BINS): $(BIN)/%: $$(wildcard $$*/*.cu $$*/*.c) $(CUDA_LIB) $(HOST_LIB) $(H
 
 programs: deps-check $(PROGRAMS)
 
+# ---- the kit's version ----------------------------------------------------------------
+# tools/version.sh: git describe in a clone, else the VERSION file make dist puts in
+# kit.tar.gz. day12 writes it into REPORT.md's first lines (KIT_VERSION); $(BUILD)/kit_version
+# holds it and changes only when it does, so day12's report is rebuilt then, and only then.
+KIT_VERSION := $(or $(shell tools/version.sh 2>/dev/null),unknown)
+VERSION_DEF := -DKIT_VERSION='"$(KIT_VERSION)"'
+$(BUILD)/kit_version: FORCE
+	@mkdir -p $(@D); [ "$$(cat $@ 2>/dev/null)" = '$(KIT_VERSION)' ] || echo '$(KIT_VERSION)' > $@
+FORCE:
+$(BIN)/day12_report $(BUILD)/fuzz/obj/day12_report.o: $(BUILD)/kit_version
+$(BIN)/day12_report: private NVFLAGS += $(VERSION_DEF)
+$(BUILD)/fuzz/obj/day12_report.o: private FUZZ_FLAGS += $(VERSION_DEF)
+
 # ---- tests --------------------------------------------------------------------------
 CPU_TESTS := $(patsubst tests/cpu/%.c,$(BUILD)/tests/cpu/%,$(wildcard tests/cpu/*.c))
 GPU_TESTS := $(patsubst tests/gpu/%.cu,$(BUILD)/tests/gpu/%,$(wildcard tests/gpu/*.cu))
@@ -245,7 +258,8 @@ model:
 	tools/get_model.sh $(call shq,$(MODEL_DIR))
 
 # The kit as one archive, for a student to upload to Colab: in a git clone the files git tracks,
-# as committed (naming what is not committed), else the folder less its build outputs.
+# as committed (naming what is not committed), else the folder less its build outputs; and
+# VERSION, which the unpacked kit has in place of git.
 dist:
 	@tools/dist.sh
 
@@ -253,5 +267,5 @@ clean:
 	rm -rf build build-t4 bin
 
 .PHONY: all programs gpu-programs test test-gpu test-gpu-t4 dist deps deps-check gpu-check model clean bench check-answers check-prose \
-        reference reference-clear reference-pytorch report $(DAYS) day12 fuzz fuzz-build
+        reference reference-clear reference-pytorch report $(DAYS) day12 fuzz fuzz-build FORCE
 .DEFAULT_GOAL := all
