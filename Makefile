@@ -5,6 +5,7 @@
 #   make test-gpu-t4  the same on the T4's code path (compute_75 PTX, KIT_GPU=t4), on any newer GPU
 #   make fuzz       fuzz the parsers with clang's libFuzzer (FUZZ_SECONDS each, FUZZ_TARGETS)
 #   make dayNN      build and run one day;  make model  downloads the real TinyLlama weights
+#   make pack       results/ and what made them (MACHINE.txt) as one archive to download
 # Variables: ARCH=75 (build for one compute capability), PTX_ONLY=1 (carry compute_$(ARCH) PTX
 # alone, for the driver to compile: the T4 test's build), MODEL=dir (weights), SHARED=dir
 # (the fixtures folder), DEBUG=1 (synchronize and check after every kernel launch),
@@ -206,8 +207,9 @@ all: gpu-check
 
 # The reference run for students without a GPU: the week three times, each row the median
 # of the three runs (bin/median_rows), the report and charts made from those medians (the
-# gap histograms and timelines are the last run's), and the answer check's verdict beside
-# them (a claim that fails is kept as a finding, not hidden). Each run's rows stay in runs/.
+# gap histograms, timelines and wall times are the last run's), the answer check's verdict
+# beside them (a claim that fails is kept as a finding, not hidden) and MACHINE.txt (make
+# pack's: the kit's version, the GPU, driver, toolkit). Each run's rows stay in runs/.
 # Two things there are not made here and stay across regenerations (REF_KEEP): README.md, the
 # run told in words after it, and pytorch/, a PyTorch run on the same GPU (tools/torch_decode.py's
 # rows and printout; pytorch/README.md says how they are made). Its rows join the medians
@@ -220,7 +222,8 @@ reference: gpu-check
 	$(BIN)/median_rows results/rows.tsv $(REF)/runs/rows_1.tsv $(REF)/runs/rows_2.tsv $(REF)/runs/rows_3.tsv
 	$(MAKE) --no-print-directory reference-pytorch
 	$(BIN)/$(filter day12_%,$(DAY_DIRS))
-	cp results/REPORT.md results/rows.tsv results/*.png $(REF)/
+	cp results/REPORT.md results/rows.tsv results/wall_s.tsv results/*.png $(REF)/
+	tools/pack.sh --machine > $(REF)/MACHINE.txt
 	-$(BIN)/check_answers answers/claims.tsv results/rows.tsv > $(REF)/CHECK.txt
 # The prose a student reads (each day's essay, the READMEs, the notebook's markdown): every number quoted from a row
 # against every reference run (tools/check_prose.c). After make reference has moved the rows,
@@ -263,9 +266,13 @@ model:
 dist:
 	@tools/dist.sh
 
+# results/ and MACHINE.txt (what made them) as results-<version>-<gpu>.tar.gz, to download.
+pack:
+	@tools/pack.sh
+
 clean:
 	rm -rf build build-t4 bin
 
-.PHONY: all programs gpu-programs test test-gpu test-gpu-t4 dist deps deps-check gpu-check model clean bench check-answers check-prose \
+.PHONY: all programs gpu-programs test test-gpu test-gpu-t4 dist pack deps deps-check gpu-check model clean bench check-answers check-prose \
         reference reference-clear reference-pytorch report $(DAYS) day12 fuzz fuzz-build FORCE
 .DEFAULT_GOAL := all
