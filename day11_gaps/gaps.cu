@@ -518,18 +518,17 @@ int main(int argc, char **argv) {
     /* the rows of every configuration (the default prints the headlines among them); the
      * table shows every one, by default too when there is no trace: TPOT is all there is */
     for (int i = 0; i < n; i++) report_config(&res[i], x.floor_ms, traced);
-    const int table = verbose || !traced;
-    if (table) {
+    if (verbose || !traced) {
         printf("\n== mode x batch x dispatch: TPOT untraced; GPU time and gaps from the kernel trace; host-bound and "
                "launches from the full trace ==\n");
         printf("%-20s %8s %8s %7s %8s %9s %10s %10s %11s %9s %9s\n", "config", "TPOT ms", "GPU ms", "busy %",
                "traced %", "gaps/step", "gap med us", "gap p90 us", "host-bound %", "launch us", "launches");
-    }
-    for (int i = 0; i < n && table; i++) {
-        const Result *r = &res[i];
-        printf("%-20s %8.3f %8.3f %7.1f %8.1f %9.1f %10.2f %10.2f %11.1f %9.2f %9.1f\n", r->name, r->tpot_ms, r->gpu_ms,
-               r->busy, r->busy_traced, r->gaps_per_step, r->gap_median_us, r->gap_p90_us, r->host_bound,
-               r->launch_api_us, r->launches_per_step);
+        for (int i = 0; i < n; i++) {
+            const Result *r = &res[i];
+            printf("%-20s %8.3f %8.3f %7.1f %8.1f %9.1f %10.2f %10.2f %11.1f %9.2f %9.1f\n", r->name, r->tpot_ms,
+                   r->gpu_ms, r->busy, r->busy_traced, r->gaps_per_step, r->gap_median_us, r->gap_p90_us, r->host_bound,
+                   r->launch_api_us, r->launches_per_step);
+        }
     }
     if (!traced) {
         gpu_model_free(x.m);
