@@ -5,6 +5,7 @@
 #   make test-gpu-t4  the same on the T4's code path (compute_75 PTX, KIT_GPU=t4), on any newer GPU
 #   make fuzz       fuzz the parsers with clang's libFuzzer (FUZZ_SECONDS each, FUZZ_TARGETS)
 #   make dayNN      build and run one day;  make model  downloads the real TinyLlama weights
+#   make pack       results/ and what made them (MACHINE.txt) as one archive to download
 # Variables: ARCH=75 (build for one compute capability), PTX_ONLY=1 (carry compute_$(ARCH) PTX
 # alone, for the driver to compile: the T4 test's build), MODEL=dir (weights), SHARED=dir
 # (the fixtures folder), DEBUG=1 (synchronize and check after every kernel launch),
@@ -99,6 +100,19 @@ $(DAY_BINS): $(BIN)/%: $$(wildcard $$*/*.cu $$*/*.c) $(CUDA_LIB) $(HOST_LIB) $(H
 
 programs: deps-check $(PROGRAMS)
 
+# ---- the kit's version ----------------------------------------------------------------
+# tools/version.sh: git describe in a clone, else the VERSION file make dist puts in
+# kit.tar.gz. day12 writes it into REPORT.md's first lines (KIT_VERSION); $(BUILD)/kit_version
+# holds it and changes only when it does, so day12's report is rebuilt then, and only then.
+KIT_VERSION := $(or $(shell tools/version.sh 2>/dev/null),unknown)
+VERSION_DEF := -DKIT_VERSION='"$(KIT_VERSION)"'
+$(BUILD)/kit_version: FORCE
+	@mkdir -p $(@D); [ "$$(cat $@ 2>/dev/null)" = '$(KIT_VERSION)' ] || echo '$(KIT_VERSION)' > $@
+FORCE:
+$(BIN)/day12_report $(BUILD)/fuzz/obj/day12_report.o: $(BUILD)/kit_version
+$(BIN)/day12_report: private NVFLAGS += $(VERSION_DEF)
+$(BUILD)/fuzz/obj/day12_report.o: private FUZZ_FLAGS += $(VERSION_DEF)
+
 # ---- tests --------------------------------------------------------------------------
 CPU_TESTS := $(patsubst tests/cpu/%.c,$(BUILD)/tests/cpu/%,$(wildcard tests/cpu/*.c))
 GPU_TESTS := $(patsubst tests/gpu/%.cu,$(BUILD)/tests/gpu/%,$(wildcard tests/gpu/*.cu))
@@ -180,16 +194,22 @@ check-answers: programs
 bench: gpu-check programs | results
 	$(BIN)/bench $(MODEL_ARGS)
 
+# Each day's wall time, in its last line and in results/wall_s.tsv (day, seconds), for the
+# notebook and README to quote.
 all: gpu-check
 	@start=$$(date +%s); $(MAKE) --no-print-directory -j$(NPROC) programs || exit 1; \
-	for d in $(DAYS) day12; do $(MAKE) --no-print-directory $$d || exit 1; done; \
+	mkdir -p results && printf 'day\tseconds\n' > results/wall_s.tsv; walls=; \
+	for d in $(DAYS) day12; do t=$$(date +%s); $(MAKE) --no-print-directory $$d || exit 1; \
+	  s=$$(( $$(date +%s) - t )); printf '%s\t%s\n' $$d $$s >> results/wall_s.tsv; walls="$$walls$${walls:+, }$$d $$s s"; done; \
 	$(MAKE) --no-print-directory check-answers; rc=$$?; \
+	echo "make all: $$walls (results/wall_s.tsv)"; \
 	echo "make all: $$(( $$(date +%s) - start )) s; the report is results/REPORT.md"; exit $$rc
 
 # The reference run for students without a GPU: the week three times, each row the median
 # of the three runs (bin/median_rows), the report and charts made from those medians (the
-# gap histograms and timelines are the last run's), and the answer check's verdict beside
-# them (a claim that fails is kept as a finding, not hidden). Each run's rows stay in runs/.
+# gap histograms, timelines and wall times are the last run's), the answer check's verdict
+# beside them (a claim that fails is kept as a finding, not hidden) and MACHINE.txt (make
+# pack's: the kit's version, the GPU, driver, toolkit). Each run's rows stay in runs/.
 # Two things there are not made here and stay across regenerations (REF_KEEP): README.md, the
 # run told in words after it, and pytorch/, a PyTorch run on the same GPU (tools/torch_decode.py's
 # rows and printout; pytorch/README.md says how they are made). Its rows join the medians
@@ -202,7 +222,8 @@ reference: gpu-check
 	$(BIN)/median_rows results/rows.tsv $(REF)/runs/rows_1.tsv $(REF)/runs/rows_2.tsv $(REF)/runs/rows_3.tsv
 	$(MAKE) --no-print-directory reference-pytorch
 	$(BIN)/$(filter day12_%,$(DAY_DIRS))
-	cp results/REPORT.md results/rows.tsv results/*.png $(REF)/
+	cp results/REPORT.md results/rows.tsv results/wall_s.tsv results/*.png $(REF)/
+	tools/pack.sh --machine > $(REF)/MACHINE.txt
 	-$(BIN)/check_answers answers/claims.tsv results/rows.tsv > $(REF)/CHECK.txt
 # The prose a student reads (each day's essay, the READMEs, the notebook's markdown): every number quoted from a row
 # against every reference run (tools/check_prose.c). After make reference has moved the rows,
@@ -240,13 +261,18 @@ model:
 	tools/get_model.sh $(call shq,$(MODEL_DIR))
 
 # The kit as one archive, for a student to upload to Colab: in a git clone the files git tracks,
-# as committed (naming what is not committed), else the folder less its build outputs.
+# as committed (naming what is not committed), else the folder less its build outputs; and
+# VERSION, which the unpacked kit has in place of git.
 dist:
 	@tools/dist.sh
+
+# results/ and MACHINE.txt (what made them) as results-<version>-<gpu>.tar.gz, to download.
+pack:
+	@tools/pack.sh
 
 clean:
 	rm -rf build build-t4 bin
 
-.PHONY: all programs gpu-programs test test-gpu test-gpu-t4 dist deps deps-check gpu-check model clean bench check-answers check-prose \
-        reference reference-clear reference-pytorch report $(DAYS) day12 fuzz fuzz-build
+.PHONY: all programs gpu-programs test test-gpu test-gpu-t4 dist pack deps deps-check gpu-check model clean bench check-answers check-prose \
+        reference reference-clear reference-pytorch report $(DAYS) day12 fuzz fuzz-build FORCE
 .DEFAULT_GOAL := all

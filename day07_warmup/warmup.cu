@@ -29,9 +29,14 @@
  * 1.5 GB of framework = 15 GB, all of a T4's usable memory: nothing left for the KV cache).
  *
  * Build and run:   make day07      (or: make bin/day07_warmup && bin/day07_warmup [--model DIR])
- *                  --verbose also echoes every line of the fresh processes
+ * It prints the GPU in one line, then the answers in the order above: the first-run rows, a
+ * line splitting the first generate's excess (prefill, first step, the rest), the warm rows,
+ * weight_gb with a reading on the dtype, fit_7b_gb; on stderr, a line per fresh process.
+ * --verbose adds every other row and line: each layer's first and second GEMM, the memory
+ * around the load, the warm samples, and every line the fresh processes print. All the rows
+ * go to results/rows.tsv either way.
  *
- * What to expect on a T4 (a summary block; rows in results/rows.tsv):
+ * What to expect on a T4:
  *   first_over_warm     several times, as the lesson says; the excess sits in the first prefill
  *                       and the first decode step, not in the later steps
  *   warm_generate_ms    the eager prefill plus 31 decode steps, each near day11's forecast
@@ -68,6 +73,10 @@ extern char **environ;
 
 enum { ROUNDS = 3, PROMPT = 64, NEW_TOKENS = 32, GENERATES = 3 };
 static const double FRAMEWORK_GB = 1.5;   /* the lesson's allowance for PyTorch + CUDA context */
+/* The answers the default prints, in the essay's order (--verbose: every row). */
+static const char *const HEADLINES[] = {"context_ms", "cublas_handle_ms", "first_gemm_ms", "second_gemm_ms", "load_ms",
+                                        "first_generate_ms", "warm_generate_ms", "first_over_warm", "warm_range_pct",
+                                        "weight_gb", "fit_7b_gb", NULL};
 
 static const char USAGE[] =
     "usage: day07_warmup [--model DIR] [--verbose]\n"
@@ -76,7 +85,7 @@ static const char USAGE[] =
     "  memory of the weights and whether Llama-2-7B fits on this GPU.\n"
     "  --model DIR   config.json + model.safetensors (+ tokenizer.json); default: TinyLlama's\n"
     "                shape with synthetic weights\n"
-    "  --verbose     also every line the fresh processes print (about 100)\n";
+    "  --verbose     every row and line, the fresh processes' own lines among them (over a hundred)\n";
 
 static void run_config(const char *model_dir, Config *c) {
     char path[4096];
@@ -164,7 +173,7 @@ static double kv_get(const KV *kv, const char *key) {
     return NAN;
 }
 
-static int g_verbose;   /* --verbose: echo every line the fresh processes print */
+static int g_verbose;   /* --verbose: every row, and every line the fresh processes print */
 static void spawn_child(const char *kind, const char *model_dir, KV *kv, int round) {
     int fd[2];
     if (pipe(fd) != 0) die("day07: pipe() failed; too many open files?");
@@ -236,7 +245,7 @@ int main(int argc, char **argv) {
     int child = -1;                                 /* -1: this is the parent */
     const ArgFlag flags[] = {
         ARG_MODEL(&model_dir),
-        {"--verbose", ARG_FLAG, &g_verbose, 0, 0, "every line the fresh processes print"},
+        ARG_VERBOSE(&g_verbose),
         /* not in the usage: spawn_child starts this program again as a fresh process with these */
         {"--child", ARG_CHOICE, &child, 0, 0, "gemm|generate"},
         {"--child-t0", ARG_STRING, &t0_text, 0, 0, "the parent's now_ns() at the spawn"},
@@ -254,13 +263,16 @@ int main(int argc, char **argv) {
         return 0;
     }
 
+    setvbuf(stdout, NULL, _IOLBF, 0);          /* each line as it comes, in order with stderr's progress */
+    rows_quiet(!g_verbose);
+    rows_headlines(HEADLINES);
     printf("# Day 07: why is the first run slow?\n");
     GpuFacts g;
     gpu_facts(&g);
     rows_tag(g.emulated);                      /* KIT_GPU=t4: every row says it is the emulated T4 path */
-    gpu_facts_print(&g, 1);
-    config_print(&c);
-    if (!model_dir) printf("weights=synthetic (TinyLlama's shape, seeded values: timings and bytes are real, the text is not)\n");
+    gpu_facts_print(&g, g_verbose);
+    if (g_verbose) config_print(&c);
+    if (!model_dir) detail("weights=synthetic (TinyLlama's shape, seeded values: timings and bytes are real, the text is not)\n");
     int drv = 0, rt = 0;
     CUDA_CHECK(cudaDriverGetVersion(&drv));
     CUDA_CHECK(cudaRuntimeGetVersion(&rt));
@@ -276,19 +288,25 @@ int main(int argc, char **argv) {
      * "generate" child (context, weight load, first three generates), so neither warms the
      * other's kernels. */
     const char *ml = getenv("CUDA_MODULE_LOADING");
-    printf("\n## fresh processes (%d rounds); CUDA_MODULE_LOADING=%s\n", ROUNDS,
+    detail("\n## fresh processes (%d rounds); CUDA_MODULE_LOADING=%s\n", ROUNDS,
            ml ? ml : "unset (lazy: a kernel's module loads on its first launch)");
     KV gk[ROUNDS], gn[ROUNDS], all[ROUNDS * 2];
+    const int phases = 2 * ROUNDS + 1;         /* the fresh processes, then the warm generates */
     for (int r = 0; r < ROUNDS; r++) {
+        char what[64];
+        snprintf(what, sizeof what, "a fresh process: first GEMMs (round %d)", r + 1);
+        progress(2 * r + 1, phases, what);
         spawn_child("gemm", model_dir, &gk[r], r + 1);
+        snprintf(what, sizeof what, "a fresh process: load and first generates (round %d)", r + 1);
+        progress(2 * r + 2, phases, what);
         spawn_child("generate", model_dir, &gn[r], r + 1);
         all[2 * r] = gk[r];
         all[2 * r + 1] = gn[r];
     }
-    printf("\n## medians over the fresh processes\n");
+    detail("\n## medians over the fresh processes\n");
     double ctx = over_rounds(all, 2 * ROUNDS, "context_ms");
     report("day07", "context_ms", NAN, ctx, "ms", "process start -> cudaFree(0) returned, fresh processes");
-    printf("main_ms=%.1f (of which: exec + loading cudart and cuBLAS before main())\n", over_rounds(gk, ROUNDS, "main_ms"));
+    detail("main_ms=%.1f (of which: exec + loading cudart and cuBLAS before main())\n", over_rounds(gk, ROUNDS, "main_ms"));
     report("day07", "cublas_handle_ms", NAN, over_rounds(gk, ROUNDS, "cublas_handle_ms"), "ms", "cublasCreate in a fresh process");
 
     /* The first call of a shape against its second call. A shape seen earlier in the same
@@ -297,7 +315,7 @@ int main(int argc, char **argv) {
     Linear L[8];
     int nl = linears(&c, L);
     double first_sum = 0, second_sum = 0;
-    printf("\n## first vs second GEMM of each linear layer (batch 1, cublasGemmEx fp16, synced wall clock)\n");
+    detail("\n## first vs second GEMM of each linear layer (batch 1, cublasGemmEx fp16, synced wall clock)\n");
     for (int i = 0; i < nl; i++) {
         char k1[64], k2[64];
         snprintf(k1, sizeof k1, "gemm_%s_first_ms", L[i].name);
@@ -305,19 +323,19 @@ int main(int argc, char **argv) {
         double a = over_rounds(gk, ROUNDS, k1), b = over_rounds(gk, ROUNDS, k2);
         int seen = 0;
         for (int j = 0; j < i; j++) seen |= L[j].in == L[i].in && L[j].out == L[i].out;
-        printf("gemm=%-8s shape=%dx%d first_ms=%.3f second_ms=%.3f first_over_second=%.1f%s\n", L[i].name,
+        detail("gemm=%-8s shape=%dx%d first_ms=%.3f second_ms=%.3f first_over_second=%.1f%s\n", L[i].name,
                L[i].out, L[i].in, a, b, a / b, seen ? " (shape already used in this process)" : "");
         first_sum += a;
         second_sum += b;
     }
-    printf("gemm_first_sum_ms=%.3f gemm_second_sum_ms=%.3f\n", first_sum, second_sum);
+    detail("gemm_first_sum_ms=%.3f gemm_second_sum_ms=%.3f\n", first_sum, second_sum);
     report("day07", "first_gemm_ms", NAN, over_rounds(gk, ROUNDS, "gemm_q_first_ms"), "ms",
            "q projection shape, first cuBLAS GEMM of a fresh process");
     report("day07", "second_gemm_ms", NAN, over_rounds(gk, ROUNDS, "gemm_q_second_ms"), "ms",
            "the same shape, called again");
 
     double load_ms = over_rounds(gn, ROUNDS, "load_ms"), load_bytes = over_rounds(gn, ROUNDS, "load_bytes");
-    printf("\n");
+    detail("\n");
     report("day07", "load_ms", NAN, load_ms, "ms", model_dir ? "safetensors -> fp16 on the GPU" : "synthetic weights generated on the GPU");
     report("day07", "load_gbs", NAN, load_bytes / (load_ms * 1e-3) / 1e9, "GB/s",
            model_dir ? "fp16 bytes on the GPU / load time (the page cache helps after round 1)" : "synthetic: GPU fill rate, not a disk");
@@ -330,7 +348,7 @@ int main(int argc, char **argv) {
         snprintf(key, sizeof key, "ttft_%d_ms", k + 1); ttft[k] = over_rounds(gn, ROUNDS, key);
         snprintf(key, sizeof key, "first_step_%d_ms", k + 1); step0[k] = over_rounds(gn, ROUNDS, key);
         snprintf(key, sizeof key, "step_%d_ms", k + 1); step[k] = over_rounds(gn, ROUNDS, key);
-        printf("generate_%d: total_ms=%.2f ttft_ms=%.2f first_step_ms=%.3f median_step_ms=%.3f\n", k + 1, gen[k],
+        detail("generate_%d: total_ms=%.2f ttft_ms=%.2f first_step_ms=%.3f median_step_ms=%.3f\n", k + 1, gen[k],
                ttft[k], step0[k], step[k]);
     }
     double excess = gen[0] - gen[1], ex_ttft = ttft[0] - ttft[1], ex_step0 = step0[0] - step0[1];
@@ -338,40 +356,23 @@ int main(int argc, char **argv) {
            excess, ex_ttft, ex_step0, excess - ex_ttft - ex_step0);
     double first_gen = gen[0];
 
-    /* ---- 3. This process: the weights in device memory, and their dtype ------------------
-     * cudaMemGetInfo around the load: the weights, the static KV cache, the workspaces. */
-    printf("\n## the weights in this process\n");
+    /* ---- 3. This process: the model loaded, cudaMemGetInfo around the load (section 5 reads
+     * it: the weights, the static KV cache, the workspaces) ------------------------------ */
     size_t free0, free1, total;
     CUDA_CHECK(cudaMemGetInfo(&free0, &total));
-    GpuModelOpts o = {.model_dir = model_dir, .seed = 1, .max_batch = 1, .quiet = 0};
+    GpuModelOpts o = {.model_dir = model_dir, .seed = 1, .max_batch = 1, .quiet = !g_verbose};
     GpuModel *m = gpu_model_open(&o);
     CUDA_CHECK(cudaDeviceSynchronize());
     CUDA_CHECK(cudaMemGetInfo(&free1, &total));
     const Config *mc = gpu_model_config(m);
-    double used_gb = (double)(free0 - free1) / 1e9;
-    double w_gb = weight_bytes(mc) / 1e9;
-    double kv_gb = kv_bytes_per_token(mc) * mc->max_seq / 1e9;
-    printf("mem_used_after_load_gb=%.3f expect_weights_gb=%.3f expect_kv_cache_gb=%.3f rest_gb=%.3f\n", used_gb,
-           w_gb, kv_gb, used_gb - w_gb - kv_gb);
-    snprintf(note, sizeof note, "device memory used by the load (weights + %.3f GB KV cache + workspace); %.2f GB would be fp32",
-             kv_gb, 2 * w_gb);
-    report("day07", "weight_gb", w_gb, used_gb, "GB", note);
-    const char *disk = gpu_model_disk_dtype(m);
-    printf("dtype_config=%s dtype_on_disk=%s dtype_computed=fp16 bf16_tensor_cores=%s\n", mc->dtype, disk,
-           g.has_bf16_tc ? "yes" : "no");
-    if (!g.has_bf16_tc)
-        printf("reading: cc %d.%d has no bf16 tensor cores (they start at 8.0, Ampere): computing in bf16 here "
-               "would fail or crawl (mistake #1); the kit converts %s to fp16 on load\n", g.cc_major, g.cc_minor, disk);
-    else
-        printf("reading: this GPU has bf16 tensor cores, but the kit computes in fp16 everywhere so that a T4 "
-               "and this GPU run the same math\n");
 
     /* ---- 4. Warm: the lesson's bench(): warm-up generates, a synchronize, 10 samples.
      * The bar for a number you may compare with anything: range / median < 10%. The lesson
      * warms up 2-3 times; clocks and a busy host can take longer to settle (on the H200 VM
      * the kit was tested on, the first half second of eager generates ran 25% slower), so
      * the kit warms up for at least 3 generates and at least one second. */
-    printf("\n## 10 warm generates (prompt %d tokens, %d new, eager, batch 1)\n", PROMPT, NEW_TOKENS);
+    progress(phases, phases, "10 warm generates");
+    detail("\n## 10 warm generates (prompt %d tokens, %d new, eager, batch 1)\n", PROMPT, NEW_TOKENS);
     int ids[PROMPT];
     prompt_ids(model_dir, mc, PROMPT, ids);
     static GenCtx gc;
@@ -382,10 +383,12 @@ int main(int argc, char **argv) {
     for (double t0 = now_ms(); (warm < 3 || now_ms() - t0 < 1000) && warm < kept; warm++) generate_once(&gc);
     BenchOpts bo = {.warmup = -1, .iters = 10};          /* warmed up above; bench still syncs */
     BenchResult r = bench(generate_once, &gc, bo);
-    printf("warm_samples_ms=");
-    for (int i = 0; i < r.n; i++) printf("%s%.2f", i ? "," : "", r.samples_ms[i]);
-    printf("\nwarm_median_ms=%.2f warm_min_ms=%.2f warm_max_ms=%.2f warm_mean_ms=%.2f warm_sd_ms=%.2f\n",
-           r.s.median, r.s.min, r.s.max, r.s.mean, r.s.sd);
+    if (g_verbose) {
+        printf("warm_samples_ms=");
+        for (int i = 0; i < r.n; i++) printf("%s%.2f", i ? "," : "", r.samples_ms[i]);
+        printf("\nwarm_median_ms=%.2f warm_min_ms=%.2f warm_max_ms=%.2f warm_mean_ms=%.2f warm_sd_ms=%.2f\n",
+               r.s.median, r.s.min, r.s.max, r.s.mean, r.s.sd);
+    }
     report("day07", "first_generate_ms", NAN, first_gen, "ms", "the first generate of a fresh process (model loaded)");
     char warm_note[64];
     snprintf(warm_note, sizeof warm_note, "median of 10 after %d warm-ups (>= 1 s)", warm);
@@ -405,9 +408,9 @@ int main(int argc, char **argv) {
     const int w = warm;        /* the call index = warm-up count + sample index */
     const double d_ttft = gc.ttft[w + hi] - gc.ttft[w + lo], d_steps = (gc.step[w + hi] - gc.step[w + lo]) * (NEW_TOKENS - 1);
     const double decode_pct = d_ttft + d_steps > 0 ? 100 * fmax(0, d_steps) / (fmax(0, d_ttft) + fmax(0, d_steps)) : NAN;
-    printf("fastest: sample %d %.2f ms (ttft %.2f ms, median step %.3f ms)\n", lo + 1, r.samples_ms[lo], gc.ttft[w + lo],
+    detail("fastest: sample %d %.2f ms (ttft %.2f ms, median step %.3f ms)\n", lo + 1, r.samples_ms[lo], gc.ttft[w + lo],
            gc.step[w + lo]);
-    printf("slowest: sample %d %.2f ms (ttft %.2f ms, median step %.3f ms)\n", hi + 1, r.samples_ms[hi], gc.ttft[w + hi],
+    detail("slowest: sample %d %.2f ms (ttft %.2f ms, median step %.3f ms)\n", hi + 1, r.samples_ms[hi], gc.ttft[w + hi],
            gc.step[w + hi]);
     report("day07", "warm_slowest_sample", NAN, hi + 1, "count", "which of the 10 warm samples was slowest (1 = the first)");
     report("day07", "warm_spread_decode_pct", NAN, decode_pct, "%",
@@ -417,17 +420,37 @@ int main(int argc, char **argv) {
                decode_pct > 50 ? "the decode steps" : "the prefill (TTFT)",
                hi < 2 ? ", in one of the first samples: the warm-up was not long enough" : "");
 
-    /* ---- 5. Would Llama-2-7B fit here? The lesson's arithmetic for this GPU -----------
+    /* ---- 5. The weights in device memory, and their dtype ------------------------------ */
+    detail("\n## the weights in this process\n");
+    double used_gb = (double)(free0 - free1) / 1e9;
+    double w_gb = weight_bytes(mc) / 1e9;
+    double kv_gb = kv_bytes_per_token(mc) * mc->max_seq / 1e9;
+    detail("mem_used_after_load_gb=%.3f expect_weights_gb=%.3f expect_kv_cache_gb=%.3f rest_gb=%.3f\n", used_gb,
+           w_gb, kv_gb, used_gb - w_gb - kv_gb);
+    snprintf(note, sizeof note, "device memory used by the load (weights + %.3f GB KV cache + workspace); %.2f GB would be fp32",
+             kv_gb, 2 * w_gb);
+    report("day07", "weight_gb", w_gb, used_gb, "GB", note);
+    const char *disk = gpu_model_disk_dtype(m);
+    detail("dtype_config=%s dtype_on_disk=%s dtype_computed=fp16 bf16_tensor_cores=%s\n", mc->dtype, disk,
+           g.has_bf16_tc ? "yes" : "no");
+    if (!g.has_bf16_tc)
+        printf("reading: cc %d.%d has no bf16 tensor cores (they start at 8.0, Ampere): computing in bf16 here "
+               "would fail or crawl (mistake #1); the kit converts %s to fp16 on load\n", g.cc_major, g.cc_minor, disk);
+    else
+        printf("reading: this GPU has bf16 tensor cores, but the kit computes in fp16 everywhere so that a T4 "
+               "and this GPU run the same math\n");
+
+    /* ---- 6. Would Llama-2-7B fit here? The lesson's arithmetic for this GPU -----------
      * Usable = free memory once a context exists. Weights + framework must fit, and what
      * is left holds the KV cache, 512 KB per token for 7B (MHA: every head keeps K and V). */
-    printf("\n## will Llama-2-7B fit on this GPU?\n");
+    detail("\n## will Llama-2-7B fit on this GPU?\n");
     Config l7;
     config_llama2_7b(&l7);
     FitGB f = fit_gb(&l7, FRAMEWORK_GB, 0);
     double gpu_gb = g.mem_bytes / 1e9, usable_gb = g.mem_free_bytes / 1e9;
     double left_gb = usable_gb - f.total_gb;
     double kv_tokens = left_gb > 0 ? left_gb * 1e9 / kv_bytes_per_token(&l7) : 0;
-    printf("fit_7b: weights %.1f GB + framework %.1f GB = %.1f GB; this GPU %.1f GB, usable %.1f GB; "
+    detail("fit_7b: weights %.1f GB + framework %.1f GB = %.1f GB; this GPU %.1f GB, usable %.1f GB; "
            "left %.1f GB = %.0f tokens of KV at %.0f KB each\n", f.weights_gb, f.framework_gb, f.total_gb, gpu_gb,
            usable_gb, left_gb, kv_tokens, kv_bytes_per_token(&l7) / 1024);
     if (left_gb <= 0)
@@ -439,7 +462,7 @@ int main(int argc, char **argv) {
                  kv_tokens, kv_tokens / l7.max_seq, l7.max_seq);
     report("day07", "fit_7b_gb", f.total_gb, gpu_gb, "GB", note);
     FitGB t = fit_gb(mc, FRAMEWORK_GB, 0);
-    printf("fit_this_model: %.2f GB + %.1f GB framework; KV %.1f KB per token -> room for %.0f tokens\n",
+    detail("fit_this_model: %.2f GB + %.1f GB framework; KV %.1f KB per token -> room for %.0f tokens\n",
            t.weights_gb, t.framework_gb, kv_bytes_per_token(mc) / 1e3,
            (usable_gb - t.total_gb) * 1e9 / kv_bytes_per_token(mc));
     gpu_model_free(m);

@@ -24,9 +24,13 @@
  *      around the same call (mistake #5)
  *
  * Build and run:   make day08      (or: make bin/day08_timing && bin/day08_timing [--model DIR])
+ * It prints the GPU in one line, then the rows below in their order, with a one-line reading
+ * after parts 1 and 2; on stderr, a line per part. --verbose adds every other row (the graph
+ * step's four timers, a launch for scale) and line (the samples, the floor, the prose); all
+ * the rows go to results/rows.tsv either way.
  *
- * What to expect on a T4 (key=value lines; rows in results/rows.tsv). Day11's timeline model
- * forecasts the step: eager `forecast_t4_tpot_ms_eager_b1_d0` 9.4-9.8 ms, of which
+ * What to expect on a T4. Day11's timeline model forecasts the step: eager
+ * `forecast_t4_tpot_ms_eager_b1_d0` 9.4-9.8 ms, of which
  * `forecast_t4_gpu_ms_per_step_eager_b1_d0` 9.1-9.2 ms are kernels, and graph
  * `forecast_t4_tpot_ms_graph_b1_d0` 9.7-9.8 ms (H200 runs), with the reference host's launches:
  *   time_nosync_ms        your host's time for the 903 launches, whatever the GPU: below the
@@ -60,15 +64,22 @@
 #include "measure/stats.h"
 #include "model/theory.h"
 
-enum { PROMPT = 200, SAMPLES = 10, N_MATMUL = 8192 };
+enum { PROMPT = 200, SAMPLES = 10, N_MATMUL = 8192, SECTIONS = 5 };
 static const double QUEUED_MS = 50;   /* GPU work queued before each implicit-sync probe */
+/* The answers the default prints, in the essay's order (--verbose: every row). */
+static const char *const HEADLINES[] = {"time_nosync_ms", "time_sync_after_ms", "time_sync_both_ms", "time_events_ms",
+                                        "matmul_nosync_tflops", "matmul_synced_tflops", "implicit_sync_d2h_ms",
+                                        "implicit_sync_malloc_ms", "implicit_sync_free_ms", "implicit_sync_legacy_ms",
+                                        "implicit_sync_nonblocking_ms", "bench_range_pct_nosync", "bench_range_pct_sync",
+                                        "events_minus_wall_us", NULL};
 
 static const char USAGE[] =
-    "usage: day08_timing [--model DIR]\n"
+    "usage: day08_timing [--model DIR] [--verbose]\n"
     "  The same work timed without and with synchronization and with CUDA events; an\n"
     "  8192x8192 matmul's unsynced TFLOP/s; the calls that synchronize implicitly; bench()\n"
     "  with and without its sync before the first sample.\n"
-    "  --model DIR   config.json + model.safetensors; default: TinyLlama's shape, synthetic weights\n";
+    "  --model DIR   config.json + model.safetensors; default: TinyLlama's shape, synthetic weights\n"
+    "  --verbose     every row and line, not only the answers\n";
 
 /* GPU work of a known length: spin on the GPU's nanosecond clock for `ns`. */
 __global__ void spin(unsigned long long ns) {
@@ -172,9 +183,9 @@ static double probe(Probe p, cudaStream_t busy, cudaStream_t nonblocking, int *d
 }
 
 static void print_samples(const char *key, const double *x, int n) {
-    printf("%s=", key);
-    for (int i = 0; i < n; i++) printf("%s%.3f", i ? "," : "", x[i]);
-    printf("\n");
+    detail("%s=", key);
+    for (int i = 0; i < n; i++) detail("%s%.3f", i ? "," : "", x[i]);
+    detail("\n");
 }
 
 /* ---- 5. one call, two clocks ------------------------------------------------------------- */
@@ -210,19 +221,23 @@ static double events_minus_wall_us(BenchFn fn, void *ctx, cudaStream_t s) {
 
 int main(int argc, char **argv) {
     const char *model_dir = NULL;
-    const ArgFlag flags[] = {ARG_MODEL(&model_dir), {0}};
+    int verbose = 0;
+    const ArgFlag flags[] = {ARG_MODEL(&model_dir), ARG_VERBOSE(&verbose), {0}};
     args_parse("day08", USAGE, argc, argv, flags, NULL);
+    setvbuf(stdout, NULL, _IOLBF, 0);          /* each line as it comes, in order with stderr's progress */
+    rows_quiet(!verbose);
+    rows_headlines(HEADLINES);
     printf("# Day 08: what does an unsynchronized timer measure?\n");
     GpuFacts g;
     gpu_facts(&g);
     rows_tag(g.emulated);                      /* KIT_GPU=t4: every row says it is the emulated T4 path */
-    gpu_facts_print(&g, 1);
-    GpuModelOpts o = {.model_dir = model_dir, .seed = 1, .max_batch = 1};
+    gpu_facts_print(&g, verbose);
+    GpuModelOpts o = {.model_dir = model_dir, .seed = 1, .max_batch = 1, .quiet = !verbose};
     GpuModel *m = gpu_model_open(&o);
     const Config *c = gpu_model_config(m);
-    config_print(c);
+    if (verbose) config_print(c);
     double floor_ms = floor_tpot_ms(weight_bytes(c), g.bw_gbs);
-    printf("floor_tpot_ms=%.3f (%.2f GB of weights / %.0f GB/s: no decode step can be faster)\n", floor_ms,
+    detail("floor_tpot_ms=%.3f (%.2f GB of weights / %.0f GB/s: no decode step can be faster)\n", floor_ms,
            weight_bytes(c) / 1e9, g.bw_gbs);
     int ids[PROMPT];
     prompt_ids(model_dir, c, PROMPT, ids);
@@ -230,7 +245,8 @@ int main(int argc, char **argv) {
     /* ---- 1. The same work, four timers. Eager is the lesson's HF eager (hundreds of
      * launches a step); graph replays the step with one launch, so the unsynced timer sees
      * almost nothing of it. Warm both first (the graph is captured on its first use). */
-    printf("\n## 1. one decode step, four timers (a %d-token prefill is still queued before each sample)\n", PROMPT);
+    progress(1, SECTIONS, "one decode step, four timers, eager and graph");
+    detail("\n## 1. one decode step, four timers (a %d-token prefill is still queued before each sample)\n", PROMPT);
     double tail[SAMPLES];
     for (int i = 0; i < 3; i++) {
         gpu_prefill(m, MODE_FUSED, ids, PROMPT, 1, NULL);
@@ -244,12 +260,12 @@ int main(int argc, char **argv) {
         CUDA_CHECK(cudaDeviceSynchronize());
         tail[i] = now_ms() - t0;
     }
-    printf("queued_prefill_ms=%.3f (the tail each sample starts behind)\n", median_of(tail, SAMPLES));
+    detail("queued_prefill_ms=%.3f (the tail each sample starts behind)\n", median_of(tail, SAMPLES));
     double way_ms[2][T_WAYS], samples[SAMPLES];
     Mode modes[2] = {MODE_EAGER, MODE_GRAPH};
     for (int k = 0; k < 2; k++) {
         StepCounts sc = gpu_step_counts(m, modes[k]);
-        printf("mode=%s kernels_per_step=%d host_launches_per_step=%d\n", mode_name(modes[k]), sc.kernels,
+        detail("mode=%s kernels_per_step=%d host_launches_per_step=%d\n", mode_name(modes[k]), sc.kernels,
                sc.host_launches);
         for (int w = 0; w < T_WAYS; w++) {
             way_ms[k][w] = time_step(m, modes[k], ids, (Way)w, samples);
@@ -268,13 +284,14 @@ int main(int argc, char **argv) {
         printf("reading: %s: no-sync / synced = %.3f; sync-after-only - synced = %.2f ms of the prefill inside the "
                "timer\n", mode_name(modes[k]), way_ms[k][T_NOSYNC] / way_ms[k][T_SYNC_BOTH],
                way_ms[k][T_SYNC_AFTER] - way_ms[k][T_SYNC_BOTH]);
-    printf("reading: how close an unsynced timer comes depends on who is the bottleneck: when the host\n"
+    detail("reading: how close an unsynced timer comes depends on who is the bottleneck: when the host\n"
            "         is (hundreds of launches of small kernels), handing over takes about as long as the\n"
            "         work; when the GPU is (one graph launch), it sees almost nothing. No fixed relation.\n");
 
     /* ---- 2. The 8192² matmul without a sync: 2 x 8192³ = 1.1e12 FLOP "done" in the time
      * one launch takes. */
-    printf("\n## 2. an %dx%d fp16 matmul (%.2f TFLOP)\n", N_MATMUL, N_MATMUL, gemm_flops(N_MATMUL, N_MATMUL, N_MATMUL) / 1e12);
+    progress(2, SECTIONS, "the big matmul, unsynced and synced");
+    detail("\n## 2. an %dx%d fp16 matmul (%.2f TFLOP)\n", N_MATMUL, N_MATMUL, gemm_flops(N_MATMUL, N_MATMUL, N_MATMUL) / 1e12);
     Matmul mm;
     CUBLAS_CHECK(cublasCreate(&mm.h));
     size_t nn = (size_t)N_MATMUL * N_MATMUL;
@@ -295,18 +312,19 @@ int main(int argc, char **argv) {
     BenchResult wall = bench(matmul, &mm, (BenchOpts){.warmup = 3, .iters = SAMPLES});
     BenchResult ev = bench(matmul, &mm, (BenchOpts){.warmup = 3, .iters = SAMPLES, .use_events = 1});
     double peak = g.fp16_tflops > 0 ? g.fp16_tflops : NAN;
-    printf("matmul_nosync_ms=%.4f matmul_synced_ms=%.3f matmul_events_ms=%.3f\n", nosync_ms, wall.s.median, ev.s.median);
+    detail("matmul_nosync_ms=%.4f matmul_synced_ms=%.3f matmul_events_ms=%.3f\n", nosync_ms, wall.s.median, ev.s.median);
     report("day08", "matmul_nosync_tflops", peak, tf / (nosync_ms * 1e-3), "TFLOP/s", "no sync: the launch time, not the matmul");
     report("day08", "matmul_synced_tflops", peak, tf / (wall.s.median * 1e-3), "TFLOP/s", "bench(): sync before and after");
     if (g.fp16_tflops > 0)
         printf("reading: unsynced = %.0fx the peak of %.0f TFLOP/s (%s), impossible on its face; synced = %.0f%% of it\n",
                tf / (nosync_ms * 1e-3) / g.fp16_tflops, g.fp16_tflops, g.peak_source,
                100 * tf / (wall.s.median * 1e-3) / g.fp16_tflops);
-    printf("reading: an absurd number is easy to catch; the dangerous ones are 3-5x off and look plausible\n");
+    detail("reading: an absurd number is easy to catch; the dangerous ones are 3-5x off and look plausible\n");
 
     /* ---- 3. Implicit synchronization. `busy` is an ordinary (blocking) stream: the legacy
      * default stream waits for it, a non-blocking stream does not. */
-    printf("\n## 3. calls that wait for the GPU (%.0f ms of work queued on another stream before each)\n", QUEUED_MS);
+    progress(3, SECTIONS, "calls that wait for the GPU");
+    detail("\n## 3. calls that wait for the GPU (%.0f ms of work queued on another stream before each)\n", QUEUED_MS);
     cudaStream_t busy, nb;
     CUDA_CHECK(cudaStreamCreate(&busy));
     CUDA_CHECK(cudaStreamCreateWithFlags(&nb, cudaStreamNonBlocking));
@@ -323,7 +341,7 @@ int main(int argc, char **argv) {
     CUDA_CHECK(cudaEventSynchronize(b));
     float spun;
     CUDA_CHECK(cudaEventElapsedTime(&spun, a, b));
-    printf("queued_work_ms=%.2f (the spin kernel, by events)\n", spun);
+    detail("queued_work_ms=%.2f (the spin kernel, by events)\n", spun);
     for (int p = 0; p < I_PROBES; p++) {
         double x[5];
         for (int i = 0; i < 5; i++) x[i] = probe((Probe)p, busy, nb, dev_word, pinned);
@@ -333,17 +351,18 @@ int main(int argc, char **argv) {
                                                                                : "did not wait");
         report("day08", PROBE_KEY[p], NAN, ms, "ms", note);
     }
-    printf("reading: in a timer such calls make a missing sync look harmless; in serving code each one\n"
+    detail("reading: in a timer such calls make a missing sync look harmless; in serving code each one\n"
            "         drains the queue and leaves a gap on the GPU\n");
 
     /* ---- 4. bench() and its synchronize before the first sample (self-test 1): warm-up
      * launches return at once, so without it the first sample waits for their tail. */
-    printf("\n## 4. bench() with and without the sync between warm-up and the first sample\n");
+    progress(4, SECTIONS, "bench() with and without its first sync");
+    detail("\n## 4. bench() with and without the sync between warm-up and the first sample\n");
     BenchResult without = bench(matmul, &mm, (BenchOpts){.warmup = 3, .iters = SAMPLES, .no_sync_before = 1});
     BenchResult with = bench(matmul, &mm, (BenchOpts){.warmup = 3, .iters = SAMPLES});
     print_samples("bench_nosync_samples_ms", without.samples_ms, without.n);
     print_samples("bench_sync_samples_ms", with.samples_ms, with.n);
-    printf("bench_first_sample_nosync_ms=%.3f bench_first_sample_sync_ms=%.3f median_ms=%.3f\n", without.samples_ms[0],
+    detail("bench_first_sample_nosync_ms=%.3f bench_first_sample_sync_ms=%.3f median_ms=%.3f\n", without.samples_ms[0],
            with.samples_ms[0], with.s.median);
     report("day08", "bench_range_pct_nosync", 10, 100 * without.s.range_over_median, "%",
            "no sync before the first sample: it carries the 3 warm-ups' tail");
@@ -353,19 +372,20 @@ int main(int argc, char **argv) {
      * sync; t0; event a; work; event b; sync; t1. The events span from the moment the GPU
      * reaches a to the moment it reaches b; the wall clock also holds the host's time before
      * a reaches the GPU and the wake-up after the sync. */
-    printf("\n## 5. CUDA events vs the synced wall clock, around the same call (queue empty before it)\n");
+    progress(5, SECTIONS, "CUDA events against the synced wall clock");
+    detail("\n## 5. CUDA events vs the synced wall clock, around the same call (queue empty before it)\n");
     StepCtx eager = {m, MODE_EAGER}, graph = {m, MODE_GRAPH};
     gpu_prefill(m, MODE_FUSED, ids, PROMPT, 1, NULL);
     double d_eager = events_minus_wall_us(step_fn, &eager, gpu_model_stream(m));
     double d_graph = events_minus_wall_us(step_fn, &graph, gpu_model_stream(m));
     double d_mm = events_minus_wall_us(matmul, &mm, 0);
-    printf("events_minus_wall_us: eager step %.1f, graph step %.1f, matmul %.1f\n", d_eager, d_graph, d_mm);
+    detail("events_minus_wall_us: eager step %.1f, graph step %.1f, matmul %.1f\n", d_eager, d_graph, d_mm);
     report("day08", "events_minus_wall_us", NAN, d_eager, "us",
            "eager decode step, same call: -(host time outside the GPU's interval)");
-    printf("events_minus_wall_queued_us=%.1f (section 1's eager step, events %.3f ms vs synced wall %.3f ms: with a\n"
+    detail("events_minus_wall_queued_us=%.1f (section 1's eager step, events %.3f ms vs synced wall %.3f ms: with a\n"
            "    queue ahead the host runs ahead, the GPU meets no gaps, and the events see only kernel time)\n",
            (way_ms[0][T_EVENTS] - way_ms[0][T_SYNC_BOTH]) * 1e3, way_ms[0][T_EVENTS], way_ms[0][T_SYNC_BOTH]);
-    printf("reading: neither is 'more accurate'; they time different intervals. TPOT is wall clock (what a\n"
+    detail("reading: neither is 'more accurate'; they time different intervals. TPOT is wall clock (what a\n"
            "         user waits), one kernel is events; their difference is overhead, itself a measurement\n");
 
     CUDA_CHECK(cudaEventDestroy(a));

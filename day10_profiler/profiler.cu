@@ -23,21 +23,28 @@
  *
  * Build and run:   make day10      (or: make bin/day10_profiler && bin/day10_profiler)
  *                  bin/day10_profiler [--model DIR] [--mode eager|fused|graph|graph_eager]
- *                                     [--batch N] [--dispatch-us N] [--dispatch-from TRACE]
+ *                                     [--batch N] [--dispatch-us N] [--dispatch-from TRACE] [--verbose]
+ * It prints the GPU in one line, then the rows below in their order: the counts, the table's top
+ * five, the top three kernels and families with their parts, the kernels of attention and
+ * RMSNorm, launch_api_us, the fused step's line, busy_traced beside busy; on stderr, a line per
+ * phase. --verbose adds every other row and line (the table's fifteen, every part and family,
+ * the dispatcher, ops against kernels); all the rows go to results/rows.tsv either way.
  *
- * What to expect on a T4 (the lesson's figures are HF eager's; key=value lines, rows in
- * results/rows.tsv; the reference H200's are in answers/reference/README.md):
+ * What to expect on a T4 (the lesson's figures are HF eager's; the reference H200's are in
+ * answers/reference/README.md):
  *   kernels_per_step      the lesson: 300-400 kernels; the kit's eager step makes 903 launches,
  *                         and cuBLAS may add kernels of its own (a split-K reduce)
  *   gemms_per_step        155 and gemms_check=ok; gemm_calls_window, the calls counted over the
  *                         3 steps, is torch's # of Calls (the quiz's 465 = 3 x 155)
  *   top1..3_share         GEMM kernels first (the lesson's s1688gemm, gemv2T, cutlass); the
  *                         lesson's shares: linear layers 60-80%, elementwise 10-20%, attention
- *                         5-10%; lesson_table prints the kit's beside them
+ *                         5-10%; family1..3 print the kit's beside them
  *   part_ms_norm          RMSNorm as eager runs it, eight small kernels (the lesson: 2-4%)
  *   gemm_ms_per_step      the lesson: a little above the floor, 6.9 ms (2.2 GB / 320 GB/s,
  *                         datasheet); gemm_bw_eff = floor / it. All the step's kernels, day11's
  *                         forecast: `forecast_t4_gpu_ms_per_step_eager_b1_d14` 9.1-9.2 ms (H200 runs)
+ *   gemm_path_ms_fused    the fused step's linear layers: what that step waits on (day12's int8
+ *                         prediction halves it)
  *   busy                  the lesson: 50-65%; day11's forecast of the kit's step,
  *                         `forecast_t4_busy_eager_b1_d14` 35-39% (H200 runs)
  *   profiler_overhead_pct tpot_ms_traced against tpot_ms_untraced (the lesson: a ms or two a
@@ -65,13 +72,17 @@
 #include "measure/trace.h"
 
 #define DAY "day10"
-enum { STEPS = 3, WARMUP = 3, PROMPT = 32, TOP = 5, TABLE_ROWS = 15, TPOT_ITERS = 10 };
+enum { STEPS = 3, WARMUP = 3, PROMPT = 32, TOP = 5, TABLE_ROWS = 15, TPOT_ITERS = 10, PHASES = 4 };
+/* The answers the default prints, in the essay's order (--verbose: every row). */
+static const char *const HEADLINES[] = {"kernels_per_step", "gemms_per_step", "part_ms_norm", "gemm_ms_per_step",
+                                        "gemm_bw_eff", "gemm_path_ms_fused", "busy", "tpot_ms_traced",
+                                        "tpot_ms_untraced", "profiler_overhead_pct", NULL};
 
-typedef struct { const char *model_dir; Mode mode; int batch; double dispatch_us; } Args;
+typedef struct { const char *model_dir; Mode mode; int batch; double dispatch_us; int verbose; } Args;
 
 static const char USAGE[] =
     "usage: day10_profiler [--model DIR] [--mode eager|fused|graph|graph_eager] [--batch N] [--dispatch-us N]\n"
-    "                      [--dispatch-from TRACE]\n"
+    "                      [--dispatch-from TRACE] [--verbose]\n"
     "  Traces 3 decode steps with CUPTI and prints the profiler's table: every kernel, its\n"
     "  model part, calls and GPU time per step; GEMM time against the floor; the tracer's cost.\n"
     "  --model DIR  config.json + model.safetensors; default: TinyLlama's shape, synthetic weights\n"
@@ -81,10 +92,11 @@ static const char USAGE[] =
     "               14 us, the median of a real PyTorch trace's host time per launch: the HF eager\n"
     "               regime; 0 = the kit's bare C launches)\n"
     "  --dispatch-from TRACE  draw the dispatcher's waits from your torch.profiler trace (its median, or\n"
-    "               --dispatch-us's)\n";
+    "               --dispatch-us's)\n"
+    "  --verbose    every row and line, not only the answers\n";
 
 static Args parse_args(int argc, char **argv) {
-    Args a = {NULL, MODE_EAGER, 1, NAN};   /* NAN: --dispatch-us not given */
+    Args a = {NULL, MODE_EAGER, 1, NAN, 0};   /* NAN: --dispatch-us not given */
     const char *dispatch_from = NULL;
     int mode = a.mode;
     const ArgFlag flags[] = {
@@ -93,6 +105,7 @@ static Args parse_args(int argc, char **argv) {
         {"--batch", ARG_INT, &a.batch, 1, 256, "rows decoded together"},
         ARG_DISPATCH_US(&a.dispatch_us),
         ARG_DISPATCH_FROM(&dispatch_from),
+        ARG_VERBOSE(&a.verbose),
         {0},
     };
     args_parse(DAY, USAGE, argc, argv, flags, NULL);
@@ -128,10 +141,12 @@ static void names_of_part(const ProfRow *rows, int n, Part part, char *out, size
 int main(int argc, char **argv) {
     Args a = parse_args(argc, argv);
     setvbuf(stdout, NULL, _IOLBF, 0);
+    rows_quiet(!a.verbose);
+    rows_headlines(HEADLINES);
     GpuFacts g;
     gpu_facts(&g);
     rows_tag(g.emulated);                      /* KIT_GPU=t4: every row says it is the emulated T4 path */
-    gpu_facts_print(&g, 1);
+    gpu_facts_print(&g, a.verbose);
 
     /* NVTX (the op ranges) binds to CUPTI at the process's first NVTX call, the model's
      * first launch: name CUPTI now, start the trace once the untraced step is timed. */
@@ -140,14 +155,14 @@ int main(int argc, char **argv) {
     GpuModelOpts mo = {.model_dir = a.model_dir, .seed = 1, .max_batch = a.batch, .max_seq = PROMPT + 64, .quiet = 1};
     GpuModel *m = gpu_model_open(&mo);
     const Config *c = gpu_model_config(m);
-    config_print(c);
+    if (a.verbose) config_print(c);
     if (!a.model_dir)
-        printf("weights=synthetic (TinyLlama's shape, seeded): every kernel, count and time is real, the text is not\n");
+        detail("weights=synthetic (TinyLlama's shape, seeded): every kernel, count and time is real, the text is not\n");
     double W = weight_bytes(c), floor_ms = floor_tpot_ms(W, g.bw_gbs);
-    printf("mode=%s batch=%d weight_gb=%.3f floor_tpot_ms=%.3f (weights / %.0f GB/s)\n", mode_name(a.mode),
+    detail("mode=%s batch=%d weight_gb=%.3f floor_tpot_ms=%.3f (weights / %.0f GB/s)\n", mode_name(a.mode),
            a.batch, W / 1e9, floor_ms, g.bw_gbs);
     if (a.mode == MODE_EAGER || a.mode == MODE_GRAPH_EAGER)
-        printf("eager_mirrors=\"%s\" (PyTorch eager's kernels for transformers' Llama, one for one: "
+        detail("eager_mirrors=\"%s\" (PyTorch eager's kernels for transformers' Llama, one for one: "
                "common/model/eager_ops.c)\n", EAGER_MIRRORS);
 
     /* ---- 1. Warm up, then the window: exactly STEPS decode steps, each synchronized ---- */
@@ -157,10 +172,11 @@ int main(int argc, char **argv) {
     Step st = {m, a.mode};
     report_dispatch(DAY, a.dispatch_us);
     g_launch.dispatch_us = a.dispatch_us;
-    /* The step as it runs, before any tracer: what the busy ratio divides by (section 6). */
+    /* The step as it runs, before any tracer: what the busy ratio divides by (section 5). */
     BenchOpts bo = {};
     bo.warmup = 2;
     bo.iters = TPOT_ITERS;
+    progress(1, PHASES, "the step untraced");
     const BenchResult off = bench(decode_step, &st, bo);
     Trace tr = {0};
     int traced = trace_start(&tr) == 0;
@@ -173,6 +189,7 @@ int main(int argc, char **argv) {
         synced_step(&st);
     }
 
+    progress(2, PHASES, "the traced window");
     launch_reset();
     uint64_t t0 = traced ? trace_now() : 0;
     for (int i = 0; i < STEPS; i++) synced_step(&st);    /* active=3, prof.step() = the marks */
@@ -182,7 +199,7 @@ int main(int argc, char **argv) {
     StepCounts sc = gpu_step_counts(m, a.mode);
 
     /* ---- 2. Counting: kernels, GEMM calls, ops ----------------------------------------- */
-    printf("\n== counting: what runs in one decode step (%d steps in the window) ==\n", STEPS);
+    detail("\n== counting: what runs in one decode step (%d steps in the window) ==\n", STEPS);
     int per_layer = linears_per_layer(a.mode);
     int expected = c->n_layers * per_layer + 1;
     char note[256];
@@ -214,21 +231,21 @@ int main(int argc, char **argv) {
                 c->n_layers, per_layer);
     printf("gemm_calls_window=%lld (counted over the %d steps%s: torch's # of Calls before dividing by the active "
            "steps)\n", traced ? (long long)w.gemms : host_gemms, STEPS, traced ? ", from CUPTI" : ", by the launch path");
-    printf("launch_path_ops_per_step=%.1f launch_path_gemms_per_step=%.1f launch_path_kernels_per_step=%d "
+    detail("launch_path_ops_per_step=%.1f launch_path_gemms_per_step=%.1f launch_path_kernels_per_step=%d "
            "host_launches_per_step=%d\n", (double)host_ops / STEPS, (double)host_gemms / STEPS, sc.kernels,
            sc.host_launches);
     if (traced) {
         report(DAY, "nvtx_ops_per_step", NAN, ops, "count", "NVTX op ranges per step (the CPU-side ops)");
         if (ops > 0)
-            printf("op_vs_kernel: %.1f ops -> %.1f kernels per step (%.2f kernels per op): an op is the CPU's "
+            detail("op_vs_kernel: %.1f ops -> %.1f kernels per step (%.2f kernels per op): an op is the CPU's "
                    "call, a kernel the GPU's work; one op may launch 0, 1 or more kernels\n",
                    ops, kernels, kernels / ops);
         else
-            printf("op_vs_kernel: no NVTX ranges in the trace (NVTX did not bind to CUPTI), %.1f launch-path ops "
+            detail("op_vs_kernel: no NVTX ranges in the trace (NVTX did not bind to CUPTI), %.1f launch-path ops "
                    "-> %.1f kernels per step\n", (double)host_ops / STEPS, kernels);
     }
     if (!traced) {
-        printf("\nWithout a trace there is no per-kernel GPU time: the table, the GEMM time and the busy ratio "
+        printf("Without a trace there is no per-kernel GPU time: the table, the GEMM time and the busy ratio "
                "need CUPTI (run where no other profiler is attached).\n");
         report_floored(DAY, "tpot_ms_untraced", floor_ms, off.s.median, "ms",
                "synced wall clock, median of 10, before the tracer started");
@@ -237,17 +254,18 @@ int main(int argc, char **argv) {
     }
 
     /* ---- 3. The table: key_averages, kernel rows, top 5 mapped to model parts ---------- */
-    printf("\n== the profiler's table (kernel rows: GPU time only, the Self CUDA column) ==\n");
+    detail("\n== the profiler's table (kernel rows: GPU time only, the Self CUDA column) ==\n");
     double pb[P_COUNT];
     linear_part_bytes(c, pb);
     ProfRow *rows = profile_rows(&tr, &w, t0, t1, pb);
-    profile_table_print(stdout, &w, rows, TABLE_ROWS);
+    profile_table_print(stdout, &w, rows, a.verbose ? TABLE_ROWS : TOP);
     for (int i = 0; i < TOP && i < w.n_names; i++) {
         char name[64], parts[160], key[32];
         kernel_short_name(rows[i].nt->name, name, sizeof name);
         parts_label(rows[i].parts, parts, sizeof parts);
-        printf("top%d=%s part=%s share=%.1f%% calls_per_step=%.1f\n", i + 1, name, parts,
-               100 * rows[i].nt->share, (double)rows[i].nt->calls / STEPS);
+        if (i < 3 || a.verbose)
+            printf("top%d=%s part=%s share=%.1f%% calls_per_step=%.1f\n", i + 1, name, parts, 100 * rows[i].nt->share,
+                   (double)rows[i].nt->calls / STEPS);
         if (i < 3) {
             snprintf(key, sizeof key, "top%d_share", i + 1);
             snprintf(note, sizeof note, "%s -> %s", name, parts);
@@ -256,7 +274,7 @@ int main(int argc, char **argv) {
     }
 
     /* GPU time per model part, largest first; then the lesson's families of kernels. */
-    printf("\n== GPU time per model part (per step) ==\n");
+    detail("\n== GPU time per model part (per step) ==\n");
     int order[P_COUNT], np = 0;
     for (int p = 0; p < P_COUNT; p++)
         if (w.parts[p].calls) order[np++] = p;
@@ -288,7 +306,7 @@ int main(int argc, char **argv) {
         for (int j = i; j > 0 && fam[forder[j]] > fam[forder[j - 1]]; j--) {
             int x = forder[j]; forder[j] = forder[j - 1]; forder[j - 1] = x;
         }
-    printf("families (the lesson's table: linear 60-80%%, elementwise 10-20%%, attention 5-10%%):\n");
+    detail("families (the lesson's table: linear 60-80%%, elementwise 10-20%%, attention 5-10%%):\n");
     for (int i = 0; i < F_COUNT; i++) {
         const int f = forder[i];
         char top[64] = "-", key[64];
@@ -297,8 +315,9 @@ int main(int argc, char **argv) {
                 kernel_short_name(rows[k].nt->name, top, sizeof top);
                 break;
             }
-        printf("family%d=%s share=%.1f%% kernels_per_step=%.1f top_kernel=%s (lesson: %s%%)\n", i + 1, family_name((Family)f),
-               100 * fam[f], fam_kernels[f], top, band[f]);
+        if (i < 3 || a.verbose)
+            printf("family%d=%s share=%.1f%% kernels_per_step=%.1f top_kernel=%s (lesson: %s%%)\n", i + 1,
+                   family_name((Family)f), 100 * fam[f], fam_kernels[f], top, band[f]);
         snprintf(key, sizeof key, "family_share_%s", family_name((Family)f));
         snprintf(note, sizeof note, "rank %d, %.1f kernels per step; top kernel %s", i + 1, fam_kernels[f], top);
         report(DAY, key, NAN, 100 * fam[f], "%", note);
@@ -320,16 +339,16 @@ int main(int argc, char **argv) {
            w.parts[P_NORM].calls / (double)STEPS / (2 * c->n_layers + 1), 2 * c->n_layers + 1);
 
     /* ---- 4. The GEMMs against the floor ------------------------------------------------- */
-    printf("\n== the linear layers against the bandwidth floor ==\n");
+    detail("\n== the linear layers against the bandwidth floor ==\n");
     double gemm_ms = gemm_ns / 1e6 / STEPS, linear_bytes = pb[P_LM_HEAD];
     for (int p = P_Q; p <= P_DOWN; p++)
         if (part_is_gemm((Part)p) && p != P_QKV && p != P_GATE_UP) linear_bytes += c->n_layers * pb[p];
     snprintf(note, sizeof note, "GEMM GPU time per step; theory = floor TPOT, all %.2f GB of weights", W / 1e9);
     report(DAY, "gemm_ms_per_step", floor_ms, gemm_ms, "ms", note);
     report(DAY, "gemm_bw_eff", 100, 100 * floor_ms / gemm_ms, "%", "floor TPOT / GEMM time per step");
-    printf("gemm_gbs=%.0f (the %.3f GB of linear weights a step reads / GEMM time; datasheet %.0f GB/s)\n",
+    detail("gemm_gbs=%.0f (the %.3f GB of linear weights a step reads / GEMM time; datasheet %.0f GB/s)\n",
            linear_bytes / (gemm_ms * 1e6), linear_bytes / 1e9, g.bw_gbs);
-    printf("gemm_share=%.1f%% of the step's kernel time; the rest is %.3f ms of small kernels\n",
+    detail("gemm_share=%.1f%% of the step's kernel time; the rest is %.3f ms of small kernels\n",
            100 * gemm_ns / w.gpu_ns, (w.gpu_ns - gemm_ns) / 1e6 / STEPS);
     printf("launch_api_us=%.2f median per launch call: CPU time, not GPU time. GPU time is only in the kernel "
            "rows (mistake #10)\n", w.launch_api_ns.median / 1e3);
@@ -339,7 +358,8 @@ int main(int argc, char **argv) {
      * starts before the one before it ends and waits (programmatic dependent launch), so GPU
      * times add up to more than the step; the path (trace.h) charges a kernel only from the
      * previous kernel's end: what the step waits on. day12's int8 prediction halves it. */
-    printf("\n== the fused step's linear layers: what the step waits on ==\n");
+    progress(3, PHASES, "the fused step traced");
+    detail("\n== the fused step's linear layers: what the step waits on ==\n");
     Step fs = {m, MODE_FUSED};
     g_launch.dispatch_us = 0;                            /* the kernels' own path: bare C launches */
     for (int i = 0; i < WARMUP; i++) synced_step(&fs);
@@ -361,19 +381,7 @@ int main(int argc, char **argv) {
     trace_window_free(&wf);
     g_launch.dispatch_us = a.dispatch_us;
 
-    /* ---- 5. What the profiler costs: TPOT traced vs untraced, the same synced clock ---- */
-    printf("\n== the profiler's own cost ==\n");
-    BenchResult on = bench(decode_step, &st, bo);
-    trace_stop();
-    report_floored(DAY, "tpot_ms_traced", floor_ms, on.s.median, "ms", "synced wall clock, median of 10, tracer on");
-    report_floored(DAY, "tpot_ms_untraced", floor_ms, off.s.median, "ms",
-                   "synced wall clock, median of 10, before the tracer started");
-    report(DAY, "profiler_overhead_pct", NAN, 100 * (on.s.median / off.s.median - 1), "%",
-           "traced TPOT / untraced TPOT - 1: read the profiler for shares, the timer for times");
-    printf("tracer_us_per_launch=%.2f (the traced step's extra time / %d host launches)\n",
-           (on.s.median - off.s.median) * 1e3 / sc.host_launches, sc.host_launches);
-
-    /* ---- 6. The busy ratio of the step as it runs: the trace's GPU time (kernel intervals
+    /* ---- 5. The busy ratio of the step as it runs: the trace's GPU time (kernel intervals
      * merged; the tracer slows the host, not the kernels) over the untraced TPOT. The span of
      * the traced window would divide by the tracer's own slowness (day11 shows both). */
     snprintf(note, sizeof note, "%s, batch %d, dispatch median %.0f us: GPU time per step (trace) / untraced TPOT",
@@ -382,6 +390,19 @@ int main(int argc, char **argv) {
     printf("busy_traced=%.1f%% (the same trace's union / span: what its timeline shows, the tracer's slowness "
            "included). Look at the busy ratio before the ranking (mistake #12): day11 measures the gaps.\n",
            100 * w.busy_ratio);
+
+    /* ---- 6. What the profiler costs: TPOT traced vs untraced, the same synced clock ---- */
+    progress(4, PHASES, "the step traced");
+    detail("\n== the profiler's own cost ==\n");
+    BenchResult on = bench(decode_step, &st, bo);
+    trace_stop();
+    report_floored(DAY, "tpot_ms_traced", floor_ms, on.s.median, "ms", "synced wall clock, median of 10, tracer on");
+    report_floored(DAY, "tpot_ms_untraced", floor_ms, off.s.median, "ms",
+                   "synced wall clock, median of 10, before the tracer started");
+    report(DAY, "profiler_overhead_pct", NAN, 100 * (on.s.median / off.s.median - 1), "%",
+           "traced TPOT / untraced TPOT - 1: read the profiler for shares, the timer for times");
+    detail("tracer_us_per_launch=%.2f (the traced step's extra time / %d host launches)\n",
+           (on.s.median - off.s.median) * 1e3 / sc.host_launches, sc.host_launches);
 
     free(rows);
     trace_window_free(&w);

@@ -11,38 +11,41 @@
  *
  * A tracer slows the host it watches (the Vietnamese lesson's second trap), so each step runs
  * untraced (TPOT), under kernel records only (GPU time, gaps) and under the full trace (the CPU
- * side, Perfetto files); busy never divides by a traced span, and the trap's size is printed
+ * side, Perfetto files); busy never divides by a traced span, and the trap's size is a row
  * (tracer_pct_*, and busy_traced_*, the busy ratio the full trace's timeline shows).
  *
  * The grid: eager (PyTorch eager's 903 launches), graph_eager (the same kernels in one CUDA
  * graph), fused and graph (the kit's own kernels) x batch 1 and 32 x bare C launches (_d0) or
  * the emulated dispatcher (gpu/dispatch.h, waits drawn from a real PyTorch trace: _d14, its
  * default median in us). Then a dispatch sweep (eager, batch 1, medians set to 0 to 20 us),
- * nvidia-smi's utilization, and the timeline model (section 8, common/measure/replay.h): each
- * step replayed from its own launches, an op taking max(bytes / (copy bandwidth x e), FLOPs /
- * (peak x f)) + c, e and c fitted on batch 1, f from the kit's GEMV timed alone at 32 rows
- * (replay_f_gemv), batch 32 held out (replay_worst says how close the replays come); then the
- * same steps on a T4 and on faster GPUs.
+ * nvidia-smi's utilization, and the timeline model (section 8, measure/replay.h): each step
+ * replayed from its launches, each op's constants fitted on batch 1 (batch 32 held out:
+ * replay_worst), then the same steps on a T4 and on faster GPUs.
  *
- * Build and run:   make day11      (or: make bin/day11_gaps && bin/day11_gaps [--model DIR]
- *                                   [--dispatch-us N] [--dispatch-from TRACE] [--verbose])
+ * Build and run:   make day11   (or: bin/day11_gaps [--model DIR] [--dispatch-us N]
+ *                                [--dispatch-from TRACE] [--verbose])
+ * It prints the GPU in one line, the rows below in their order (eager's TPOT and host-bound share
+ * beside its busy ratio, graph_eager's busy), the tracers' cost, the model's worst replay, its T4
+ * forecast, mistake #14, persistent's line and acceptance question 5's answer; on stderr, a line
+ * per pass and per configuration. --verbose adds every other row and line (each configuration's
+ * rows, the tables, the sweep, the files); all the rows go to results/rows.tsv either way.
  *
  * What to expect on a T4: the lesson's figures (HF eager) and the model's forecast of the kit's
  * steps (`forecast_t4_*`, theory column); the H200's rows are in answers/reference/README.md.
+ *   busy_eager_b1_d0     bare C launches hide under a T4's kernels: `forecast_t4_busy_eager_b1_d0`
+ *                        94-97% (H200 runs)
  *   busy_eager_b1_d14    the lesson: 50-65%, about 14 ms of CPU a step against about 8 ms of GPU;
  *                        the kit's emulated HF step: `forecast_t4_busy_eager_b1_d14` 35-39%,
  *                        `forecast_t4_tpot_ms_eager_b1_d14` 23-26 ms (H200 runs)
- *   busy_eager_b1_d0     bare C launches hide under a T4's kernels: `forecast_t4_busy_eager_b1_d0`
- *                        94-97% (H200 runs)
- *   busy_graph_*         one launch a step: `forecast_t4_tpot_ms_graph_b1_d0` 9.7-9.8 ms (H200
- *                        runs); the lesson's reduce-overhead TPOT: close to 8 ms
+ *   gap_median_us_*      the lesson: 10-40 us a gap
  *   batch 32             the same launches, longer kernels, busy up, TPOT flat (the lesson):
  *                        `forecast_t4_busy_eager_b32_d14` 43-46% (H200 runs)
- *   gap_median_us_*      the lesson: 10-40 us a gap
+ *   busy_graph_*         one launch a step: `forecast_t4_tpot_ms_graph_b1_d0` 9.7-9.8 ms (H200
+ *                        runs); the lesson's reduce-overhead TPOT: close to 8 ms
  *   crossover_us         theory: (GPU time / launches - host time per launch) / the draws' mean
  *                        over their median; measured: where the sweep's rising line meets TPOT at
- *                        0, "at or below 0" when TPOT rose from the first draw (overhead-bound
- *                        with no dispatcher); on a T4, whose kernels are longer, expect it above 0
+ *                        0 (at or below 0: TPOT rose from the first draw, overhead-bound with no
+ *                        dispatcher); on a T4, whose kernels are longer, expect it above 0
  *   nvml_util_*          the lesson: 100% whenever a kernel ran in nvidia-smi's window; set each
  *                        beside its busy ratio (mistake #13)
  *   forecast_10x_*       the steps on a GPU assumed 10x faster: the overhead-bound step keeps
@@ -77,6 +80,12 @@ static const Mode MODES[NMODES] = {MODE_EAGER, MODE_GRAPH_EAGER, MODE_FUSED, MOD
 static const int BATCHES[] = {1, 32};
 static const double SWEEP[NSWEEP] = {0, 5, 10, 14, 20};   /* medians, us: 14 the default, 20 a mean of 30 */
 static double DISPATCH[2] = {0, NAN};   /* [1]: --dispatch-us, the median (NAN until parsed: not given) */
+/* The answers the default prints, in the essay's order (--verbose: every row); d%s is the
+ * dispatcher's median as the rows name it (14 unless --dispatch-us). */
+static const char *const HEADLINES[] = {
+    "busy_eager_b1_d0", "tpot_ms_eager_b1_d%s", "busy_eager_b1_d%s", "gap_median_us_eager_b1_d%s",
+    "host_bound_eager_b1_d%s", "busy_eager_b32_d%s", "busy_graph_eager_b1_d%s", "tpot_ms_graph_b1_d0",
+    "busy_graph_b1_d0", "crossover_us", "nvml_util_eager_b1_d%s", "nvml_util_graph_b1_d0", NULL};
 
 typedef struct { double start, end; int cls; } LightK;   /* a kernel: its times (ns), its replay class */
 
@@ -107,7 +116,7 @@ typedef struct {
     char why_not[160];
 } Result;
 
-typedef struct { GpuModel *m; Trace *tr; int ids[PROMPT]; double floor_ms; int verbose, rec_cap; } Ctx;
+typedef struct { GpuModel *m; Trace *tr; int ids[PROMPT]; double floor_ms; int rec_cap; } Ctx;
 
 static const char USAGE[] =
     "usage: day11_gaps [--model DIR] [--dispatch-us N] [--dispatch-from TRACE] [--verbose]\n"
@@ -120,7 +129,8 @@ static const char USAGE[] =
     "                    a real PyTorch trace's host time per launch; its mean is 1.5x that)\n"
     "  --dispatch-from TRACE  draw the dispatcher's cost from your torch.profiler trace instead (its\n"
     "                    median, or --dispatch-us's)\n"
-    "  --verbose         a line per configuration and file, not only the summary\n";
+    "  --verbose         every row and line (each configuration's rows, the tables, the files), not only\n"
+    "                    the answers\n";
 
 static void result_path(char *out, size_t cap, const char *stem, const char *name, const char *ext) {
     snprintf(out, cap, "%s/%s%.40s.%s", results_dir(), stem, name, ext);
@@ -250,7 +260,7 @@ static void full_pass(Ctx *x, Result *r, const char *timeline) {
     trace_window_free(&w);
     char path[4096];
     result_path(path, sizeof path, "trace_", r->name, "json");
-    if (trace_write_chrome(x->tr, mark[0], mark[STEPS], path) == 0 && x->verbose) printf("trace_file=%s\n", path);
+    if (trace_write_chrome(x->tr, mark[0], mark[STEPS], path) == 0) detail("trace_file=%s\n", path);
     if (timeline) {
         char title[160];
         snprintf(title, sizeof title, "one decode step, %s, batch %d, dispatch median %.0f us: %.0f launch calls, %.0f kernels "
@@ -260,8 +270,8 @@ static void full_pass(Ctx *x, Result *r, const char *timeline) {
         c.title = title;
         c.xlabel = "us from the start of the step";
         c.width = 1600;
-        if (chart_timeline(&c, timeline, x->tr, mark[STEPS / 2], mark[STEPS / 2 + 1]) == 0 && x->verbose)
-            printf("timeline_file=%s\n", timeline);
+        if (chart_timeline(&c, timeline, x->tr, mark[STEPS / 2], mark[STEPS / 2 + 1]) == 0)
+            detail("timeline_file=%s\n", timeline);
     }
 }
 
@@ -407,7 +417,7 @@ int main(int argc, char **argv) {
     const char *model_dir = NULL, *dispatch_from = NULL;
     int verbose = 0;
     const ArgFlag flags[] = {ARG_MODEL(&model_dir), ARG_DISPATCH_US(&DISPATCH[1]), ARG_DISPATCH_FROM(&dispatch_from),
-                             {"--verbose", ARG_FLAG, &verbose, 0, 0, "a line per configuration and file"}, {0}};
+                             ARG_VERBOSE(&verbose), {0}};
     args_parse("day11", USAGE, argc, argv, flags, NULL);
     DISPATCH[1] = dispatch_setup("day11", DISPATCH[1], dispatch_from, DISPATCH_US_DEFAULT);
     /* the grid measures each configuration at dispatch 0 (bare C) and at DISPATCH[1] and names
@@ -419,25 +429,34 @@ int main(int argc, char **argv) {
         die("day11: --dispatch-us %g would repeat the bare-C rows (<mode>_b<batch>_d0) day11 always measures (rows name the cost in "
             "whole microseconds); give the emulated dispatcher's cost, above 0.5", DISPATCH[1]);
     setvbuf(stdout, NULL, _IOLBF, 0);
+    enum { NHEAD = sizeof HEADLINES / sizeof HEADLINES[0] };
+    static char head_key[NHEAD][64];
+    static const char *head[NHEAD];            /* HEADLINES, d%s named: NULL-ended as they are */
+    for (int i = 0; HEADLINES[i]; i++) {
+        snprintf(head_key[i], sizeof head_key[i], HEADLINES[i], d_name);
+        head[i] = head_key[i];
+    }
+    rows_quiet(!verbose);
+    rows_headlines(head);
     GpuFacts g;
     gpu_facts(&g);
     rows_tag(g.emulated);                      /* KIT_GPU=t4: every row says it is the emulated T4 path */
-    gpu_facts_print(&g, 1);
+    gpu_facts_print(&g, verbose);
     mkdir(results_dir(), 0755);   /* the gap lists come before the first row, which would make it */
 
     Trace tr = {0};
-    Ctx x = {NULL, &tr, {0}, 0, verbose, 0};
+    Ctx x = {NULL, &tr, {0}, 0, 0};
     trace_bind_nvtx();            /* the traces later show each op's name on the CPU track */
     GpuModelOpts mo = {.model_dir = model_dir, .seed = 1, .max_batch = MAX_BATCH, .max_seq = PROMPT + 128, .quiet = 1};
     x.m = gpu_model_open(&mo);
     const Config *c = gpu_model_config(x.m);
     x.rec_cap = eager_ops_per_pass(c->n_layers) + 64;   /* the longest step, and room */
-    config_print(c);
+    if (verbose) config_print(c);
     if (!model_dir)
-        printf("weights=synthetic (TinyLlama's shape, seeded): every kernel, gap and time is real, the text is not\n");
+        detail("weights=synthetic (TinyLlama's shape, seeded): every kernel, gap and time is real, the text is not\n");
     prompt_ids(model_dir, c, PROMPT, x.ids);
     x.floor_ms = floor_tpot_ms(weight_bytes(c), g.bw_gbs);
-    printf("floor_tpot_ms=%.3f (%.2f GB of weights / %.0f GB/s)\n", x.floor_ms, weight_bytes(c) / 1e9, g.bw_gbs);
+    detail("floor_tpot_ms=%.3f (%.2f GB of weights / %.0f GB/s)\n", x.floor_ms, weight_bytes(c) / 1e9, g.bw_gbs);
     report_dispatch(DAY, DISPATCH[1]);
 
     /* ---- 1. The grid, untraced: the step as it runs -------------------------------------- */
@@ -457,6 +476,12 @@ int main(int argc, char **argv) {
         res[n] = (Result){"persistent_b1_d0", MODE_PERSISTENT, 1, 0};
         n++;
     }
+    /* on stderr: a line per pass over the grid, and one per configuration in the last pass,
+     * which writes its files; then the utilization and the model */
+    const int phases = n + 4;
+    char what[96];
+    snprintf(what, sizeof what, "untraced: %d configurations and the dispatch sweep", n);
+    progress(1, phases, what);
     uint64_t mark[STEPS + 1];
     for (int i = 0; i < n; i++) res[i].tpot_ms = run_steps(&x, &res[i], mark, &res[i].host_ms, 1);
     Result sw[NSWEEP];                /* the sweep: eager, batch 1 */
@@ -469,6 +494,8 @@ int main(int argc, char **argv) {
     /* ---- 2. The kernel-only trace: GPU time, gaps; 3. the full trace: the CPU side ------- */
     int traced = trace_start_kernels(&tr) == 0;
     if (traced) {
+        snprintf(what, sizeof what, "kernel trace: %d configurations and the dispatch sweep", n);
+        progress(2, phases, what);
         for (int i = 0; i < n; i++) light_pass(&x, &res[i]);
         for (int i = 0; i < NSWEEP; i++) light_pass(&x, &sw[i]);
         traced = trace_start(&tr) == 0;
@@ -480,33 +507,28 @@ int main(int argc, char **argv) {
         for (int i = 0; i < n; i++) {
             const Result *r = &res[i];
             int strip = r->batch == 1 && r->dispatch_us == DISPATCH[1] && (r->mode == MODE_EAGER || r->mode == MODE_GRAPH);
+            snprintf(what, sizeof what, "full trace: %.40s", r->name);
+            progress(3 + i, phases, what);
             full_pass(&x, &res[i], strip ? (r->mode == MODE_EAGER ? png_eager : png_graph) : NULL);
         }
         trace_stop();
     } else {
         printf("trace=off: no CUPTI trace; only TPOT can be measured (no busy ratio, gaps or files)\n");
     }
-    /* the rows of every configuration; printed here for the four the lesson reads (eager and
-     * graph_eager with the dispatcher, eager and graph without), all of them with --verbose:
-     * the table below shows every one */
-    for (int i = 0; i < n; i++) {
-        const Result *r = &res[i];
-        const int shown = r->batch == 1 && (r->dispatch_us ? r->mode == MODE_EAGER || r->mode == MODE_GRAPH_EAGER
-                                                           : r->mode == MODE_EAGER || r->mode == MODE_GRAPH);
-        rows_quiet(!verbose && !shown);
-        report_config(r, x.floor_ms, traced);
-    }
-    rows_quiet(0);
-
-    printf("\n== mode x batch x dispatch: TPOT untraced; GPU time and gaps from the kernel trace; host-bound and "
-           "launches from the full trace ==\n");
-    printf("%-20s %8s %8s %7s %8s %9s %10s %10s %11s %9s %9s\n", "config", "TPOT ms", "GPU ms", "busy %",
-           "traced %", "gaps/step", "gap med us", "gap p90 us", "host-bound %", "launch us", "launches");
-    for (int i = 0; i < n; i++) {
-        const Result *r = &res[i];
-        printf("%-20s %8.3f %8.3f %7.1f %8.1f %9.1f %10.2f %10.2f %11.1f %9.2f %9.1f\n", r->name, r->tpot_ms, r->gpu_ms,
-               r->busy, r->busy_traced, r->gaps_per_step, r->gap_median_us, r->gap_p90_us, r->host_bound,
-               r->launch_api_us, r->launches_per_step);
+    /* the rows of every configuration (the default prints the headlines among them); the
+     * table shows every one, by default too when there is no trace: TPOT is all there is */
+    for (int i = 0; i < n; i++) report_config(&res[i], x.floor_ms, traced);
+    if (verbose || !traced) {
+        printf("\n== mode x batch x dispatch: TPOT untraced; GPU time and gaps from the kernel trace; host-bound and "
+               "launches from the full trace ==\n");
+        printf("%-20s %8s %8s %7s %8s %9s %10s %10s %11s %9s %9s\n", "config", "TPOT ms", "GPU ms", "busy %",
+               "traced %", "gaps/step", "gap med us", "gap p90 us", "host-bound %", "launch us", "launches");
+        for (int i = 0; i < n; i++) {
+            const Result *r = &res[i];
+            printf("%-20s %8.3f %8.3f %7.1f %8.1f %9.1f %10.2f %10.2f %11.1f %9.2f %9.1f\n", r->name, r->tpot_ms,
+                   r->gpu_ms, r->busy, r->busy_traced, r->gaps_per_step, r->gap_median_us, r->gap_p90_us, r->host_bound,
+                   r->launch_api_us, r->launches_per_step);
+        }
     }
     if (!traced) {
         gpu_model_free(x.m);
@@ -514,7 +536,7 @@ int main(int argc, char **argv) {
     }
 
     /* ---- 4. What the tracers cost ------------------------------------------------------ */
-    printf("\n== what the tracers cost (seed 004's second trap) ==\n");
+    detail("\n== what the tracers cost (seed 004's second trap) ==\n");
     const Result *e0 = find(res, n, MODE_EAGER, 1, 0), *gr0 = find(res, n, MODE_GRAPH, 1, 0);
     const double launches = gpu_step_counts(x.m, MODE_EAGER).host_launches;
     const double per_launch = (e0->tpot_full_ms - e0->tpot_ms) * 1e3 / launches;
@@ -529,13 +551,13 @@ int main(int argc, char **argv) {
     }
     report(DAY, "tracer_us_per_launch", NAN, per_launch, "us",
            "eager b1 d0: (TPOT under the full trace - untraced) / launches per step");
-    printf("tracer_us_per_launch_kernels=%.2f (the kernel-only trace's cost per launch)\n", per_launch_light);
+    detail("tracer_us_per_launch_kernels=%.2f (the kernel-only trace's cost per launch)\n", per_launch_light);
     printf("reading: under the full trace the eager step takes %.3f ms instead of %.3f: its timeline shows busy %.0f%%, "
            "the step as it runs is busy %.0f%%. Shares and structure from the trace, times from the timer (mistake "
            "#11).\n", e0->tpot_full_ms, e0->tpot_ms, e0->busy_traced, e0->busy);
 
     /* ---- 5. The dispatch sweep: where does the step turn overhead-bound? --------------- */
-    printf("\n== dispatch sweep: eager, batch 1 ==\n");
+    detail("\n== dispatch sweep: eager, batch 1 ==\n");
     for (int i = 0; i < NSWEEP; i++) {
         char key[64], note[128];
         snprintf(note, sizeof note, "eager, batch 1, dispatch median %.0f us per launch, untraced", SWEEP[i]);
@@ -552,35 +574,37 @@ int main(int argc, char **argv) {
     const Result *r0 = &sw[0], *ra = &sw[NSWEEP - 2], *rb = &sw[NSWEEP - 1];
     const double launch_us = r0->host_ms * 1e3 / launches, mean_ratio = dispatch_mean(dispatch_shape());
     const double predicted = (r0->gpu_ms * 1e3 / launches - launch_us) / mean_ratio;
-    printf("crossover_predicted_us=%.1f = (%.3f ms of kernels / %.0f launches - %.2f us of host time per launch "
+    detail("crossover_predicted_us=%.1f = (%.3f ms of kernels / %.0f launches - %.2f us of host time per launch "
            "(untraced)) / %.2f (the draws' mean over their median)\n", predicted, r0->gpu_ms, launches, launch_us,
            mean_ratio);
     const double slope = (rb->tpot_ms - ra->tpot_ms) / (rb->dispatch_us - ra->dispatch_us);   /* ms per us */
-    printf("sweep_slope=%.4f ms per us of the median (%.0f launches per step x %.2f would give %.4f)\n", slope,
+    detail("sweep_slope=%.4f ms per us of the median (%.0f launches per step x %.2f would give %.4f)\n", slope,
            launches, mean_ratio, launches * mean_ratio / 1e3);
     double measured = NAN;
     if (slope > 0.25 * launches * mean_ratio / 1e3) {
         measured = rb->dispatch_us - (rb->tpot_ms - r0->tpot_ms) / slope;
-        printf("crossover_measured_us=%.1f (TPOT(0) = %.3f ms meets the rising line through d=%.0f and d=%.0f%s)\n",
+        detail("crossover_measured_us=%.1f (TPOT(0) = %.3f ms meets the rising line through d=%.0f and d=%.0f%s)\n",
                measured, r0->tpot_ms, ra->dispatch_us, rb->dispatch_us,
                measured <= 0 ? "; at or below 0: TPOT rose from the first draw, overhead-bound with no dispatcher" : "");
     } else {
         printf("crossover_measured: TPOT did not rise with dispatch up to %.0f us: the step stays GPU-bound\n",
                rb->dispatch_us);
     }
-    if (predicted < 0) printf("the prediction is below 0: with no dispatch at all, the launches already take "
+    if (predicted < 0) detail("the prediction is below 0: with no dispatch at all, the launches already take "
                               "longer than the kernels (overhead-bound at dispatch 0)\n");
     report(DAY, "crossover_us", predicted, measured, "us",
            "dispatch median at which launches x (mean draw + launch call) = GPU time per step");
 
     /* ---- 6. nvidia-smi's utilization: the lesson's first trap ---------------------------- */
-    printf("\n== nvidia-smi's utilization against the busy ratio (mistake #13) ==\n");
+    progress(n + 3, phases, "nvidia-smi's utilization");
+    detail("\n== nvidia-smi's utilization against the busy ratio (mistake #13) ==\n");
     const Result *ehf = find(res, n, MODE_EAGER, 1, DISPATCH[1]);
     nvml_row(&x, ehf);
     nvml_row(&x, gr0);
 
     /* ---- 8. The timeline model: the steps replayed here, on a T4, on faster GPUs --------- */
-    printf("\n== the timeline model: every step replayed from its launches (measure/replay.h) ==\n");
+    progress(n + 4, phases, "the timeline model");
+    detail("\n== the timeline model: every step replayed from its launches (measure/replay.h) ==\n");
     const int pdl = gpu_model_pdl(x.m);
     for (int i = 0; i < n; i++) {
         Result *r = &res[i];
@@ -617,15 +641,15 @@ int main(int argc, char **argv) {
         double gb, gf;
         const double gus = gpu_model_time_gemv(x.m, 32, &gb, &gf);
         const double f = replay_fit_f(&fit, &here, RC_GEMV, gb, gf, gus - fit.gap_us);
-        printf("fit: on batch 1's %d steps (%d configurations x %d), every op's time = max(bytes / (%.0f GB/s, a "
+        detail("fit: on batch 1's %d steps (%d configurations x %d), every op's time = max(bytes / (%.0f GB/s, a "
                "copy's, x e), FLOPs / (%.0f TFLOP/s x f)) + c\n", nfit, nfit / STEPS, STEPS, here.bw_gbs, here.tflops);
         if (isfinite(f))
-            printf("f: the kit's gate/up GEMV alone at 32 rows (%d launches back to back, not a step) took %.1f us a "
+            detail("f: the kit's gate/up GEMV alone at 32 rows (%d launches back to back, not a step) took %.1f us a "
                    "launch, %.1f more than its bytes: its FLOPs ran at f = %.3f of the peak; the other classes keep "
                    "%.1f assumed (no decode op of theirs is compute-bound)\n", gpu_model_config(x.m)->n_layers, gus,
                    gus - fit.c_us[RC_GEMV] - gb / (here.bw_gbs * 1e3 * fit.e[RC_GEMV]), f, REPLAY_F_ASSUMED);
         else
-            printf("f: the kit's gate/up GEMV alone at 32 rows took %.1f us a launch, within its bytes' time: its "
+            detail("f: the kit's gate/up GEMV alone at 32 rows took %.1f us a launch, within its bytes' time: its "
                    "FLOPs do not show; every class keeps f = %.1f assumed\n", gus, REPLAY_F_ASSUMED);
         report(DAY, "replay_f_gemv", NAN, fit.f[RC_GEMV], "",
                isfinite(f) ? "the kit's GEMV alone at 32 rows: its FLOPs / (peak x (time - c)); a calibration, not a step"
@@ -649,7 +673,7 @@ int main(int argc, char **argv) {
         report(DAY, "replay_sync_us", NAN, fit.sync_us, "us",
                "fitted: the median of measured - replayed TPOT, batch 1's steps that are not graphs");
 
-        printf("%-20s %9s %9s %7s %7s %7s %9s %7s\n", "config", "TPOT ms", "replayed", "off %", "busy %", "replay",
+        detail("%-20s %9s %9s %7s %7s %7s %9s %7s\n", "config", "TPOT ms", "replayed", "off %", "busy %", "replay",
                "T4 ms", "T4 busy");
         double worst_t = 0, worst_b = 0;
         const char *wt = "", *wb = "";
@@ -664,10 +688,9 @@ int main(int argc, char **argv) {
             const double off = 100 * (q.tpot_ms / r->tpot_ms - 1), db = q.busy_pct - r->busy;
             if (fabs(off) > fabs(worst_t)) worst_t = off, wt = r->name;
             if (fabs(db) > fabs(worst_b)) worst_b = db, wb = r->name;
-            printf("%-20s %9.3f %9.3f %+7.1f %7.1f %7.1f %9.3f %7.1f\n", r->name, r->tpot_ms, q.tpot_ms, off, r->busy,
+            detail("%-20s %9.3f %9.3f %+7.1f %7.1f %7.1f %9.3f %7.1f\n", r->name, r->tpot_ms, q.tpot_ms, off, r->busy,
                    q.busy_pct, t4.tpot_ms, t4.busy_pct);
             char key[64], note[200];
-            rows_quiet(!verbose);
             snprintf(note, sizeof note, "%.40s: the step replayed on this GPU (theory) against the untraced TPOT (measured)%s",
                      r->name, r->batch == 1 ? "" : "; batch 32 was not in the fit");
             snprintf(key, sizeof key, "replay_tpot_ms_%.40s", r->name);
@@ -683,91 +706,91 @@ int main(int argc, char **argv) {
             report(DAY, key, t4.busy_pct, NAN, "%", note);
             snprintf(key, sizeof key, "forecast_t4_gpu_ms_per_step_%.30s", r->name);
             report(DAY, key, t4.gpu_ms, NAN, "ms", note);
-            rows_quiet(0);
         }
         printf("replay_worst: TPOT off by %+.1f%% at most (%s), busy by %+.1f points (%s); batch 32 was held out of "
                "the fit\n", worst_t, wt, worst_b, wb);
-        /* the T4's unknowns: c (a T4 clocks lower than this GPU; its small kernels take longer) */
-        printf("T4 sensitivity (c halved / as fitted / doubled):");
+        /* the T4's unknowns: c (a T4 clocks lower than this GPU; its small kernels take longer); each
+         * line is written whole, after its rows (which --verbose prints) */
         const Result *pick[2] = {ehf, gr0};
         const int SPEEDUPS[2] = {2, 10};
+        char line[512];
+        int len = snprintf(line, sizeof line, "T4 sensitivity (c halved / as fitted / doubled):");
         for (const Result *r : pick) {
             double v[3];
             const double cs[3] = {0.5, 1, 2};
             for (int k = 0; k < 3; k++) v[k] = replay_median(r, &REPLAY_T4, &fit, cs[k], NULL).tpot_ms;
-            printf(" %s %.2f / %.2f / %.2f ms;", r->name, v[0], v[1], v[2]);
+            len += snprintf(line + len, sizeof line - len, " %s %.2f / %.2f / %.2f ms;", r->name, v[0], v[1], v[2]);
             char key[64];
             snprintf(key, sizeof key, "forecast_t4_c_half_tpot_ms_%.30s", r->name);
-            rows_quiet(1);
             report(DAY, key, v[0], NAN, "ms", "T4 forecast with each op's fixed cost c halved");
             snprintf(key, sizeof key, "forecast_t4_c_double_tpot_ms_%.30s", r->name);
             report(DAY, key, v[2], NAN, "ms", "T4 forecast with each op's fixed cost c doubled");
-            rows_quiet(0);
         }
-        printf("\nT4: e is a fraction of a copy's bandwidth (here %.0f GB/s), carried to a Colab T4's copy, %.0f GB/s "
+        printf("%s\n", line);
+        detail("T4: e is a fraction of a copy's bandwidth (here %.0f GB/s), carried to a Colab T4's copy, %.0f GB/s "
                "(its datasheet: %.0f): its GEMMs would read %.0f GB/s\n", here.bw_gbs, REPLAY_T4.bw_gbs,
                REPLAY_T4_DATASHEET_GBS, REPLAY_T4.bw_gbs * fit.e[OC_GEMM]);
 
         /* mistake #14: a faster GPU shortens the kernels, not the host's launches */
-        printf("\n== mistake #14: the same steps on a GPU 2x and 10x faster (bandwidth, peak and each op's fixed cost; "
+        detail("\n== mistake #14: the same steps on a GPU 2x and 10x faster (bandwidth, peak and each op's fixed cost; "
                "the same host) ==\n");
         for (const Result *r : pick) {
             const ReplayResult q1 = replay_median(r, &here, &fit, 1, NULL);
-            printf("%-16s here %.3f ms (busy %.0f%%)", r->name, q1.tpot_ms, q1.busy_pct);
+            len = snprintf(line, sizeof line, "%-16s here %.3f ms (busy %.0f%%)", r->name, q1.tpot_ms, q1.busy_pct);
             for (int k : SPEEDUPS) {
                 const ReplayGpu fast = replay_faster(&here, k);
                 const ReplayResult q = replay_median(r, &fast, &fit, 1.0 / k, NULL);
-                printf(", %dx: %.3f ms (x%.2f, busy %.0f%%)", k, q.tpot_ms, q1.tpot_ms / q.tpot_ms, q.busy_pct);
+                len += snprintf(line + len, sizeof line - len, ", %dx: %.3f ms (x%.2f, busy %.0f%%)", k, q.tpot_ms,
+                                q1.tpot_ms / q.tpot_ms, q.busy_pct);
                 char key[64], note[160];
                 snprintf(note, sizeof note, "%s replayed on a GPU %dx faster than this one (same host): the model", r->name, k);
-                rows_quiet(1);
                 snprintf(key, sizeof key, "forecast_%dx_tpot_ms_%.30s", k, r->name);
                 report(DAY, key, q.tpot_ms, NAN, "ms", note);
                 snprintf(key, sizeof key, "forecast_%dx_busy_%.30s", k, r->name);
                 report(DAY, key, q.busy_pct, NAN, "%", note);
-                rows_quiet(0);
             }
-            printf("\n");
+            printf("%s\n", line);
         }
         printf("reading: the overhead-bound step keeps its host's launches whatever the GPU; the graph step follows "
                "the GPU (mistake #14)\n");
         char path[4096];
         snprintf(path, sizeof path, "%s/replay.tsv", results_dir());
         if (replay_write(path, &here, &fit, saved, nsaved, err, sizeof err) != 0) printf("replay_file=not written (%s)\n", err);
-        else if (verbose) printf("replay_file=%s (bin/forecast replays it on other GPUs)\n", path);
+        else detail("replay_file=%s (bin/forecast replays it on other GPUs)\n", path);
     }
 
     /* ---- 7. What the numbers say -------------------------------------------------------- */
     const Result *gehf = find(res, n, MODE_GRAPH_EAGER, 1, DISPATCH[1]), *ghf = find(res, n, MODE_GRAPH, 1, DISPATCH[1]);
-    printf("\n== what a CUDA graph removes, and what it does not (dispatch median %.0f us, batch 1) ==\n", DISPATCH[1]);
-    printf("eager -> graph_eager (the same %.0f kernels, one launch): TPOT %.3f -> %.3f ms, busy %.0f%% -> %.0f%%\n",
+    detail("\n== what a CUDA graph removes, and what it does not (dispatch median %.0f us, batch 1) ==\n", DISPATCH[1]);
+    detail("eager -> graph_eager (the same %.0f kernels, one launch): TPOT %.3f -> %.3f ms, busy %.0f%% -> %.0f%%\n",
            gehf->kernels_per_step, ehf->tpot_ms, gehf->tpot_ms, ehf->busy, gehf->busy);
-    printf("graph_eager -> graph (the kit's fused kernels, %.0f of them): TPOT %.3f -> %.3f ms, GPU time %.3f -> %.3f "
+    detail("graph_eager -> graph (the kit's fused kernels, %.0f of them): TPOT %.3f -> %.3f ms, GPU time %.3f -> %.3f "
            "ms: what is left is the kernels' own time\n", ghf->kernels_per_step, gehf->tpot_ms, ghf->tpot_ms,
            gehf->gpu_ms, ghf->gpu_ms);
 
-    printf("\n== beyond the week: one kernel per step (persistent, batch 1, bare C) ==\n");
+    detail("\n== beyond the week: one kernel per step (persistent, batch 1, bare C) ==\n");
     if (no_persistent) printf("persistent=not run (%s)\n", no_persistent);
     else {
         const Result *p = find(res, n, MODE_PERSISTENT, 1, 0);
         printf("persistent_b1_d0: kernels_per_step=%.0f gaps_per_step=%.1f busy_pct=%.1f gpu_ms=%.3f tpot_ms=%.3f "
                "(graph_b1_d0: %.0f kernels, %.1f gaps, busy %.1f%%, TPOT %.3f ms)\n", p->kernels_per_step, p->gaps_per_step,
                p->busy, p->gpu_ms, p->tpot_ms, gr0->kernels_per_step, gr0->gaps_per_step, gr0->busy, gr0->tpot_ms);
-        printf("reading: one kernel a step leaves %.1f gaps a step on the GPU lane against graph's %.1f; what the step "
+        detail("reading: one kernel a step leaves %.1f gaps a step on the GPU lane against graph's %.1f; what the step "
                "still waits for is inside the kernel, where a trace of kernels cannot see it (day09's section 8)\n",
                p->gaps_per_step, gr0->gaps_per_step);
     }
 
-    printf("\n== batch 1 vs 32 (self-tests 4 and 6) ==\n");
+    detail("\n== batch 1 vs 32 (self-tests 4 and 6) ==\n");
     for (int di = 1; di >= 0; di--)
         for (int mi = 0; mi < NMODES; mi += 3) {   /* eager and graph */
             const Result *b1 = find(res, n, MODES[mi], 1, DISPATCH[di]), *b32 = find(res, n, MODES[mi], 32, DISPATCH[di]);
-            printf("%-5s d%-2.0f: launch_api_us %.2f -> %.2f, gpu_ms %.3f -> %.3f, busy %.0f%% -> %.0f%%, "
+            detail("%-5s d%-2.0f: launch_api_us %.2f -> %.2f, gpu_ms %.3f -> %.3f, busy %.0f%% -> %.0f%%, "
                    "TPOT %.3f -> %.3f ms (x%.2f for 32x the tokens)\n", mode_name(MODES[mi]), DISPATCH[di],
                    b1->launch_api_us, b32->launch_api_us, b1->gpu_ms, b32->gpu_ms, b1->busy, b32->busy, b1->tpot_ms,
                    b32->tpot_ms, b32->tpot_ms / b1->tpot_ms);
         }
-    printf("\n== acceptance question 5 (the lesson's regime: dispatch median %.0f us) ==\n", DISPATCH[1]);
+    detail("\n");
+    printf("== acceptance question 5 (the lesson's regime: dispatch median %.0f us) ==\n", DISPATCH[1]);
     printf("gaps: eager batch 1 is busy %.0f%%; %.0f%% of its gap time the next launch call had not started: the GPU "
            "waits for the CPU\n", ehf->busy, ehf->host_bound);
     printf("cure 1, fewer launches: busy eager %.0f%% -> graph_eager %.0f%% -> graph %.0f%%\n", ehf->busy, gehf->busy,

@@ -22,7 +22,9 @@
  * Reads:           results/rows.tsv (with the rows of tools/torch_decode.py, through
  *                  bin/trace_stats --rows: a section on your own PyTorch run, beside the kit's),
  *                  results/gaps_<cfg>.tsv, results/timeline_*.png
- * Writes:          results/REPORT.md and its PNG charts  ($KIT_RESULTS moves "results")
+ * Writes:          results/REPORT.md and its PNG charts  ($KIT_RESULTS moves "results"); the
+ *                  report's first lines name the kit version (KIT_VERSION, built in by the
+ *                  Makefile from tools/version.sh: the commit, or kit.tar.gz's VERSION)
  * Expect:          one line per file written; a day that has not run shows up in the
  *                  report as "not run (make dayNN)", never as a blank or a zero, and a
  *                  measurement that is not a finite number as "invalid (inf)", never banded.
@@ -1048,6 +1050,7 @@ void report_write(const char *results) {
     const Row *gpu = got("gpu"), *load = got("load_ms");   /* gpu's note: "name, driver x, runtime y" */
     fprintf(out, "# Week 2 report: theory against measurement%s%.*s\n\n", gpu ? " on " : "",
             gpu ? (int)strcspn(gpu->note, ",") : 0, gpu ? gpu->note : "");
+    fprintf(out, "kit version %s\n\n", KIT_VERSION);
     fprintf(out, "TinyLlama-1.1B in fp16, decode at batch 1 unless marked. *Theory* is week 1's arithmetic for "
                  "the GPU at hand (weight bytes ÷ bandwidth, the datasheet peak, the ridge point); *the lesson* "
                  "is what the course expected on a Colab T4 under Hugging Face eager. Made by bin/day12_report "

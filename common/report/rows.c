@@ -1,6 +1,7 @@
 /* rows: results/rows.tsv, the one table every day writes and day12 reads (rows.h). */
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -142,6 +143,14 @@ static int headline(const char *key) {
     return 0;
 }
 
+void detail(const char *fmt, ...) {
+    if (g_quiet) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vprintf(fmt, ap);
+    va_end(ap);
+}
+
 void report(const char *day, const char *key, double theory, double measured,
             const char *unit, const char *note) {
     if (!g_quiet || headline(key)) rows_print(key, theory, measured, unit, note);
@@ -159,7 +168,7 @@ void report_dispatch(const char *day, double median_us) {
         report(day, "dispatch_median_us", NAN, 0, "us", "no emulated dispatcher (--dispatch-us 0): the kit's bare C launches");
         return;
     }
-    if (!g_quiet) printf("dispatch_source=\"%s\"\n", s->source);
+    detail("dispatch_source=\"%s\"\n", s->source);
     snprintf(note, sizeof note, "the emulated dispatcher's median busy-wait before each launch (--dispatch-us), drawn "
              "from %s", s->source);
     report(day, "dispatch_median_us", NAN, median_us, "us", note);

@@ -28,7 +28,7 @@ void report_floored(const char *day, const char *key, double floor, double measu
                     const char *unit, const char *note);
 /* The emulated dispatcher a day ran with (gpu/dispatch.h: the process's shape, scaled to
  * median_us): dispatch_median_us, dispatch_p90_us and dispatch_mean_us as rows, each note
- * saying where the distribution came from, and dispatch_source="..." printed (unless rows_quiet). */
+ * saying where the distribution came from, and dispatch_source="..." printed (a detail). */
 void report_dispatch(const char *day, double median_us);
 /* What a day's main() returns: 1 when a row was impossible, else 0. */
 int rows_exit_code(void);
@@ -39,6 +39,9 @@ void rows_quiet(int quiet);
  * NULL-ended list, kept by pointer) print even when quiet. Each day names its list at the top,
  * in the lesson's order, beside the essay that explains them. */
 void rows_headlines(const char *const *keys);
+/* A line of a day's output that is not one of its answers (a section header, a table, a
+ * reading that --verbose adds): printf, left out under rows_quiet. */
+void detail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* A tag added to every row's note from now on (KIT_GPU=t4: "emulated T4 path on ..."). */
 void rows_tag(const char *tag);
 

@@ -1,9 +1,11 @@
 #!/bin/bash
 # The GPU day test tests/gpu/days_07_09.sh can fail. It runs here, without a GPU, against fake
 # day programs: each writes its day's rows of a reference run (answers/reference/runs/*.tsv,
-# made on a real GPU) into KIT_RESULTS/rows.tsv and prints the lines the test reads. On the
-# rows as measured the test must pass; with one thing broken (a value past its floor or its
-# bound, a row gone, every day exiting 1, an error line) it must report that check as FAIL.
+# made on a real GPU) into KIT_RESULTS/rows.tsv and prints the lines the test reads: the GPU in
+# one line (day09: its older block's first line, which the test still takes), a few answers,
+# progress on stderr. On the rows as measured the test must pass; with one thing broken (a value
+# past its floor or its bound, a row gone, every day exiting 1, an error line, the GPU line in
+# the old form or missing, more than 40 lines) it must report that check as FAIL.
 cd "$(dirname "$0")/../.."
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 pass=0; fail=0
@@ -11,7 +13,8 @@ ok() { if [ "$1" = 0 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "
 
 # The fake day programs. FAKE_ROWS: the reference rows; FAKE_SET "day key column value": one
 # cell changed (column 3 theory, 4 measured; value "gone" drops the row); FAKE_RC: the exit
-# code of every run; FAKE_LOG: one more line a day prints.
+# code of every run; FAKE_LOG: one more line a day prints; FAKE_GPU: the GPU line day07 and
+# day08 print instead of theirs; FAKE_LINES: that many more lines.
 mkdir -p "$tmp/bin"
 for b in day07_warmup day08_timing day09_ttft_tpot; do
   cat > "$tmp/bin/$b" <<EOF
@@ -31,7 +34,11 @@ awk -F'\t' -v OFS='\t' -v d="\$day" -v sd="\$1" -v sk="\$2" -v sc="\$3" -v sv="\
   file == 2 && \$1 == d {
     if (\$1 == sd && \$2 == sk) { if (sv == "gone") next; \$sc = sv }
     print }' "\$rows" "\$FAKE_ROWS" > "\$rows.new" && mv "\$rows.new" "\$rows"
-echo "gpu_name=NVIDIA H200"
+gpu='gpu_name="NVIDIA H200" cc=9.0 code_arch=sm_90 bw_gbs=4800 cuda_driver=13.0 cuda_runtime=13.0 (--verbose: every fact)'
+if [ \$day = day09 ]; then echo "gpu_name=NVIDIA H200"; else echo "\${FAKE_GPU-\$gpu}"; fi
+echo "[1/1] \$day (0 s)" >&2
+awk -F'\t' -v d="\$day" '\$1 == d { print \$2 "=" \$4 " unit=" \$5 " theory=" \$3; if (++n == 12) exit }' "\$FAKE_ROWS"
+[ -n "\$FAKE_LINES" ] && seq "\$FAKE_LINES"
 if [ \$day = day09 ] && ! grep -q "^day09	tpot_ms_persistent	" "\$FAKE_ROWS"; then
   echo "persistent: not run: \$(awk -F'\t' '\$2 == "persistent_not_run" { print \$6 }' "\$FAKE_ROWS")"
 fi
@@ -64,6 +71,9 @@ broken() {
 }
 broken "exits 0" FAKE_RC=1
 broken "prints no measurement error" FAKE_LOG="error: tpot_ms 0.1 ms is below its floor"
+broken "day07_warmup prints the GPU in one line" FAKE_GPU="gpu_name=NVIDIA H200"
+broken "day08_timing prints the GPU in one line" FAKE_GPU=""
+broken "day07_warmup prints at most 40 lines" FAKE_LINES=30
 for r in "day07 first_over_warm" "day08 matmul_synced_tflops" "day09 tpot_ms_graph" "day09 step_gb_int8"; do
   broken "row ${r#* }" FAKE_SET="$r 4 gone"
 done

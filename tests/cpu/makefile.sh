@@ -8,8 +8,9 @@
 #   - make dist, in a small copy of the kit: in a git clone, the last commit, and one line naming
 #     each file not committed; with no .git (an unpacked kit.tar.gz), or inside another
 #     repository, the folder as it is less build outputs and hidden folders; all under kit/,
-#     week2.ipynb (the Colab notebook) among them. In the kit's own clone: its last commit, what
-#     make dist archives there, holds week2.ipynb.
+#     week2.ipynb (the Colab notebook) and VERSION (tools/version.sh's) among them. In the kit's
+#     own clone: its last commit, what make dist archives there, holds week2.ipynb (pack.sh:
+#     what VERSION says, and how an unpacked kit builds it in).
 #   - make reference keeps answers/reference/README.md and pytorch/ and feeds pytorch/rows.tsv
 #     to day12 (its recipe from make's database; its two steps on a scratch copy).
 cd "$(dirname "$0")/../.."
@@ -56,10 +57,10 @@ line=$(cat $tmp/out)
 bash -c "$line" > $tmp/out 2>&1
 ok "make check-answers MINE='a b': the file is read" "grep -qF \"your numbers against the measured ones ($sp/my numbers.txt)\" $tmp/out"
 
-# make dist in a small kit: the Makefile, tools/dist.sh, .gitignore, the notebook and two files
+# make dist in a small kit: the Makefile, tools/dist.sh and version.sh, .gitignore, the notebook and two files
 # (the kit's own .gitignore: were it to ignore week2.ipynb, git add -A would leave it out)
 d=$tmp/dist/kit
-mkdir -p "$d/tools" "$d/sub" && cp Makefile .gitignore week2.ipynb "$d/" && cp tools/dist.sh "$d/tools/"
+mkdir -p "$d/tools" "$d/sub" && cp Makefile .gitignore week2.ipynb "$d/" && cp tools/dist.sh tools/version.sh "$d/tools/"
 echo committed > "$d/a.txt" && echo b > "$d/sub/b.txt"
 g() { git -C "$d" -c user.name=kit -c user.email=kit@example.invalid -c commit.gpgsign=false "$@"; }
 members() { tar tzf "$d/kit.tar.gz" | grep -v '/$' | LC_ALL=C sort | tr '\n' ' '; }
@@ -68,22 +69,22 @@ if command -v git >/dev/null; then
   g init -q && g add -A && g commit -qm kit
   dist
   ok "make dist, all committed: exit 0, the tracked files under kit/, no warning" \
-     "[ \$rc = 0 ] && [ \"\$(members)\" = 'kit/.gitignore kit/Makefile kit/a.txt kit/sub/b.txt kit/tools/dist.sh kit/week2.ipynb ' ] && ! grep -q warning $tmp/out"
+     "[ \$rc = 0 ] && [ \"\$(members)\" = 'kit/.gitignore kit/Makefile kit/VERSION kit/a.txt kit/sub/b.txt kit/tools/dist.sh kit/tools/version.sh kit/week2.ipynb ' ] && ! grep -q warning $tmp/out"
   echo edited >> "$d/a.txt"; echo new > "$d/new file.txt"; rm "$d/sub/b.txt"; mkdir "$d/bin" "$d/results"; echo x > "$d/bin/prog"
   dist
   ok "make dist with uncommitted changes: one line naming each, not the ignored outputs" \
      "[ \$rc = 0 ] && [ \$(grep -c '^warning: ' $tmp/out) = 1 ] && grep -q '^warning: .* these 3 uncommitted changes are not in it: a.txt (modified), sub/b.txt (deleted), new file.txt (untracked); commit them' $tmp/out"
   ok "make dist with uncommitted changes: the archive is the last commit" \
-     "[ \"\$(members)\" = 'kit/.gitignore kit/Makefile kit/a.txt kit/sub/b.txt kit/tools/dist.sh kit/week2.ipynb ' ] && [ \"\$(tar xzOf $d/kit.tar.gz kit/a.txt)\" = committed ]"
+     "[ \"\$(members)\" = 'kit/.gitignore kit/Makefile kit/VERSION kit/a.txt kit/sub/b.txt kit/tools/dist.sh kit/tools/version.sh kit/week2.ipynb ' ] && [ \"\$(tar xzOf $d/kit.tar.gz kit/a.txt)\" = committed ]"
   mkdir -p "$d/.ipynb_checkpoints" "$d/build-t4" && touch "$d/.ipynb_checkpoints/x" "$d/build-t4/y" "$d/models"
   mv "$d/.git" "$tmp/dist/.git"          # the kit inside another repository: its folder, not that one
   dist
   ok "make dist in a kit inside another repository: the folder as it is" \
-     "[ \$rc = 0 ] && [ \"\$(members)\" = 'kit/.gitignore kit/Makefile kit/a.txt kit/new file.txt kit/tools/dist.sh kit/week2.ipynb ' ] && grep -q 'from this folder as it is' $tmp/out"
+     "[ \$rc = 0 ] && [ \"\$(members)\" = 'kit/.gitignore kit/Makefile kit/VERSION kit/a.txt kit/new file.txt kit/tools/dist.sh kit/tools/version.sh kit/week2.ipynb ' ] && grep -q 'from this folder as it is' $tmp/out"
   rm -rf "$tmp/dist/.git"
   dist
   ok "make dist with no .git (an unpacked kit): the folder, less bin/ build-*/ models results/ hidden folders and kit.tar.gz" \
-     "[ \$rc = 0 ] && [ \"\$(members)\" = 'kit/.gitignore kit/Makefile kit/a.txt kit/new file.txt kit/tools/dist.sh kit/week2.ipynb ' ]"
+     "[ \$rc = 0 ] && [ \"\$(members)\" = 'kit/.gitignore kit/Makefile kit/VERSION kit/a.txt kit/new file.txt kit/tools/dist.sh kit/tools/version.sh kit/week2.ipynb ' ]"
   ok "make dist with no .git: the files as they are now" "[ \"\$(tar xzOf $d/kit.tar.gz kit/a.txt | tail -1)\" = edited ]"
   # the kit's own make dist: in a clone of the kit, the last commit is what it archives
   if [ "$(git rev-parse --show-toplevel 2>/dev/null)" -ef . ]; then

@@ -1,7 +1,8 @@
 /* rows.tsv: a day's first write drops its earlier rows and keeps the other days' in their
  * order; a repeated key replaces its row; NAN theory is "-"; rows_read/rows_find read it
- * back; a broken file is one clear error; rows_print's line. KIT_RESULTS points at a
- * fresh temp folder. */
+ * back; a broken file is one clear error; rows_print's line; what rows_quiet, rows_headlines
+ * and detail print (a day's default and its --verbose). KIT_RESULTS points at a fresh temp
+ * folder. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +33,21 @@ static void floored_two(void) {
     printf("exit=%d\n", rows_exit_code());
     report_floored("dayx", "t_bad", 0.5, 0.2, "ms", "under");
     printf("exit=%d\n", rows_exit_code());
+}
+/* A day's default: quiet, a headline printed, a detail and the other rows not; an impossible
+ * row's error line whatever the quiet; then --verbose's, everything. */
+static void quiet_day(void) {
+    static const char *const HEADLINES[] = {"answer", "floored", NULL};
+    rows_headlines(HEADLINES);
+    for (int verbose = 0; verbose < 2; verbose++) {
+        rows_quiet(!verbose);
+        printf("verbose=%d\n", verbose);
+        report("dayq", "answer", NAN, 42, "ms", NULL);
+        report("dayq", "other", NAN, 7, "ms", NULL);
+        report_floored("dayq", "floored", 0.5, 0.1, "ms", NULL);
+        report_floored("dayq", "quiet_floored", 0.5, 0.1, "ms", NULL);
+        detail("a detail %d\n", 3);
+    }
 }
 /* Runs fn in a child with stdout into a pipe; what it printed lands in buf. */
 static void capture(void (*fn)(void), char *buf, size_t cap) {
@@ -135,6 +151,20 @@ int main(void) {
     CHECK(strstr(out2, "t_ok=1 unit=ms theory=0.5 note=\"fine; emulated T4") && strstr(out2, "exit=0\n") &&
           strstr(out2, "error: t_bad=0.2 ms is below its floor of 0.5 ms") && strstr(out2, "exit=1\n"),
           "report_floored's lines: %s", out2);
+    /* rows_quiet and rows_headlines: what a day prints by default and under --verbose */
+    char out3[4096];
+    capture(quiet_day, out3, sizeof out3);
+    char *v1 = strstr(out3, "verbose=1\n"), quiet[4096] = "";
+    if (v1) snprintf(quiet, sizeof quiet, "%.*s", (int)(v1 - out3), out3);
+    const char *first = "verbose=0\nanswer=42 unit=ms theory=-\n";
+    CHECK(v1 && !strncmp(quiet, first, strlen(first)), "quiet: the headline first: %s", out3);
+    CHECK(v1 && strstr(quiet, "\nfloored=0.1 ") && strstr(quiet, "error: floored=0.1 ms is below its floor") &&
+          strstr(quiet, "error: quiet_floored=0.1 ms is below its floor"),
+          "quiet: a floored headline, and every impossible row's error line: %s", out3);
+    CHECK(v1 && !strstr(quiet, "other=") && !strstr(quiet, "\nquiet_floored=") && !strstr(quiet, "a detail"),
+          "quiet: no other row, no detail: %s", out3);
+    CHECK(v1 && strstr(v1, "\nanswer=42 ") && strstr(v1, "\nother=7 ") && strstr(v1, "\nquiet_floored=0.1 ") &&
+          strstr(v1, "\na detail 3\n"), "verbose: every row and the detail: %s", out3);
     Row *fr;
     int fn = rows_read(path, &fr);
     const Row *ok_row = rows_find(fr, fn, NULL, "t_ok", NULL), *bad_row = rows_find(fr, fn, NULL, "t_bad", NULL);

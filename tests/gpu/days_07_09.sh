@@ -1,8 +1,9 @@
 #!/bin/bash
 # days_07_09: bin/day07_warmup, bin/day08_timing and bin/day09_ttft_tpot on the synthetic
 # default, into a scratch results folder: each exits 0 and writes every row of the contract,
-# --help works and a bad argument is one sentence and exit 1; and the lessons' claims hold
-# on this GPU: the first generate is slower than a warm one, an unsynced matmul "beats" the
+# --help works and a bad argument is one sentence and exit 1; day07 and day08 print the GPU in
+# one line and at most 40 lines on stdout (day09: the GPU's facts, in either form); and the
+# lessons' claims hold on this GPU: the first generate is slower than a warm one, an unsynced matmul "beats" the
 # peak, the synced one does not, a TPOT is never below its floor, graph beats eager, a prefill
 # stays under its roofline; day09's int8 rows: against the int8 floor, a fused int8 step
 # moving half of fp16's weight bytes and an unfused one more (whether fused int8 is faster is
@@ -40,10 +41,16 @@ for b in day07_warmup day08_timing day09_ttft_tpot; do
   [ $rc = 1 ] && [ "$(wc -l <"$tmp/err")" = 1 ]; ok $? "$b: a bad argument is one sentence and exit 1 (rc $rc)"
 done
 
+# the one GPU line a day prints by default (common/gpu/gpu.cu, gpu_facts_print)
+gpu_line='^gpu_name="[^"]+" cc=[0-9]+\.[0-9]+( t4_path=emulated)? code_arch=sm_[0-9]+ bw_gbs=[0-9]+ '
 for b in day07_warmup day08_timing day09_ttft_tpot; do
-  $BIN/$b >"$tmp/$b.log" 2>&1; ok $? "$b exits 0 (log: $(tail -2 "$tmp/$b.log"))"
-  cp "$tmp/$b.log" "${BUILD:-build}/tests/gpu/" 2>/dev/null
-  grep -q '^gpu_name=' "$tmp/$b.log"; ok $? "$b prints the GPU facts"
+  $BIN/$b >"$tmp/$b.log" 2>"$tmp/$b.err"; ok $? "$b exits 0 (stdout: $(tail -1 "$tmp/$b.log"); stderr: $(tail -1 "$tmp/$b.err"))"
+  cp "$tmp/$b.log" "$tmp/$b.err" "${BUILD:-build}/tests/gpu/" 2>/dev/null
+  case $b in
+    day09_*) grep -qE "$gpu_line|^gpu_name=[^\"]" "$tmp/$b.log"; ok $? "$b prints the GPU facts" ;;
+    *) grep -qE "$gpu_line" "$tmp/$b.log"; ok $? "$b prints the GPU in one line (gpu_name=\"...\" cc= code_arch= bw_gbs=)"
+       n=$(wc -l < "$tmp/$b.log"); [ "$n" -le 40 ]; ok $? "$b prints at most 40 lines on stdout by default ($n)" ;;
+  esac
 done
 
 load_rows
@@ -131,7 +138,10 @@ else
   holds "$(row day09 kernels_persistent) == 1"; ok $? "day09: persistent runs one kernel a step ($(row day09 kernels_persistent))"
 fi
 if [ "$KIT_GPU" = t4 ]; then   # make test-gpu-t4: the T4's path ran, and every row says so
-  grep -q '^code_arch=sm_75 .*sm_90 paths off' "$tmp/day09_ttft_tpot.log"; ok $? "T4 switch: kernels compiled for sm_75, sm_90 paths off"
+  # sm_75 code: no sm_90 path (gpu_sm90_paths); day09 in either form of the GPU's facts
+  grep -qE '^code_arch=sm_75 .*sm_90 paths off|^gpu_name=.* cc=7\.5 t4_path=emulated code_arch=sm_75 ' "$tmp/day09_ttft_tpot.log" &&
+    grep -qE '^gpu_name=.* cc=7\.5 t4_path=emulated code_arch=sm_75 ' "$tmp/day07_warmup.log"
+  ok $? "T4 switch: kernels compiled for sm_75, sm_90 paths off"
   n=$(awk -F'\t' 'NR > 1 && $6 !~ /emulated T4 path on .*: timings are that GPU.s/' "$rows" | wc -l)
   [ "$n" = 0 ]; ok $? "T4 switch: every row's note says it is the emulated T4 path ($n do not)"
 fi
