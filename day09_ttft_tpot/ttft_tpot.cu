@@ -56,7 +56,6 @@
  * and self-test 2, corrects mistake #6, and measures the loop's step 3 for day12.
  */
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include "args.h"
@@ -90,7 +89,7 @@ static const char USAGE[] =
     "  --verbose         every row, the full GPU block and the readings, not only the answers\n";
 
 /* --verbose: every row and line; by default the rows in HEADLINES (the lesson's answers, in its
- * order) and a few lines more() does not hold back */
+ * order) and the lines that are not a detail() (rows.h) */
 static int g_verbose;
 static const char *const HEADLINES[] = {
     "ttft_ms", "tpot_ms", "ratio", "ttft_over_tpot",                                     /* 3 */
@@ -100,15 +99,6 @@ static const char *const HEADLINES[] = {
     "tpot_ms_int8_unfused_graph", "tpot_ms_int8_graph",                                  /* 7 */
     "tpot_ms_persistent",                                                                /* 8 */
     NULL};
-static void more(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void more(const char *fmt, ...) {
-    if (!g_verbose) return;
-    va_list ap;
-    va_start(ap, fmt);
-    vprintf(fmt, ap);
-    va_end(ap);
-}
-
 static double spread_pct(const double *x, int n) { return 100 * stats_of(x, n).range_over_median; }
 
 /* ---- way 1: two generates subtracted (the simplest) --------------------------------------
@@ -368,13 +358,13 @@ int main(int argc, char **argv) {
            "median %.0f us, batch 1, %d-token prompt, %d new tokens)\n", D, PROMPT, NEW);
     report_dispatch("day09", D);
     const double spread_eager = three_ways(m, ids, MODE_EAGER, D, "", floor_ttft, floor_tpot);
-    more("the same three on the graph step (bare C, one launch a step: the GPU sets its pace, so a lost "
+    detail("the same three on the graph step (bare C, one launch a step: the GPU sets its pace, so a lost "
            "synchronize would show as a step many times too short)\n");
     const double spread_graph = three_ways(m, ids, MODE_GRAPH, 0, "_graph", floor_ttft, floor_tpot);
     printf("reading: %s\n", fmax(spread_eager, spread_graph) <= 20
                ? "both within the lesson's 10-20%: the three ways timed the same steps"
                : "more than 20% apart: one of the ways lost a sync or a warm-up (Day 8)");
-    more("         the subtraction and the streamer include each token's copy back to the host; the events\n"
+    detail("         the subtraction and the streamer include each token's copy back to the host; the events\n"
            "         run without a sync between steps, so they show the GPU's pace with the host running ahead\n");
 
     /* ---- 3. The headline, in the lesson's regime: TTFT and TPOT from the same generates of
@@ -401,7 +391,7 @@ int main(int argc, char **argv) {
         int here = ratio >= TABLE[i].lo && ratio < TABLE[i].hi;
         if (here || g_verbose) printf("%s %4.1f-%-4.1f %s -> %s\n", here ? "==>" : "   ", TABLE[i].lo, TABLE[i].hi, TABLE[i].meaning, TABLE[i].next);
     }
-    more("reading: the ratio says how far from the floor, not why (mistake #7): Day 10 and 11 split the\n"
+    detail("reading: the ratio says how far from the floor, not why (mistake #7): Day 10 and 11 split the\n"
            "         step into kernel time and gaps. The modes below change only the launches.\n");
 
     /* ---- 4. The same TPOT in every mode, by the same protocol: the bytes are the same, the
@@ -446,7 +436,7 @@ int main(int argc, char **argv) {
             total[k] = median_of(tot, REPS);
         }
         const double tpot_p = (total[1] - total[0]) / (ns[1] - ns[0]), ttft_p = total[0] - (ns[0] - 1) * tpot_p;
-        more("prompt=%d mode=%s ttft_ms=%.2f tpot_ms=%.3f (from the two totals)\n", runs[j].prompt,
+        detail("prompt=%d mode=%s ttft_ms=%.2f tpot_ms=%.3f (from the two totals)\n", runs[j].prompt,
                mode_name(runs[j].mode), ttft_p, tpot_p);
         for (int k = 0; k < 2; k++) {
             char key[40], note[96];
@@ -455,7 +445,7 @@ int main(int argc, char **argv) {
                      mode_name(runs[j].mode), 100 * (total[k] / ns[k] / tpot_p - 1));
             report("day09", key, tpot_p, total[k] / ns[k], "ms", note);
         }
-        more("reading: the error is (TTFT - TPOT) / N = %.3f ms at N = 8, %+.0f%% (TTFT = %.1f x TPOT)\n",
+        detail("reading: the error is (TTFT - TPOT) / N = %.3f ms at N = 8, %+.0f%% (TTFT = %.1f x TPOT)\n",
                (ttft_p - tpot_p) / 8, 100 * (ttft_p - tpot_p) / 8 / tpot_p, ttft_p / tpot_p);
     }
 
@@ -475,14 +465,14 @@ int main(int argc, char **argv) {
     double last = 0;
     for (size_t i = 0; i < sizeof SWEEP / sizeof SWEEP[0]; i++) {
         int n = SWEEP[i];
-        if (n >= c->max_seq) { more("prefill_len=%d skipped (max_seq %d)\n", n, c->max_seq); continue; }
+        if (n >= c->max_seq) { detail("prefill_len=%d skipped (max_seq %d)\n", n, c->max_seq); continue; }
         PrefillCtx pc = {m, ids, n};
         BenchResult r = bench(prefill_fn, &pc, (BenchOpts){.warmup = 1, .iters = 3, .use_events = 1,
                                                           .stream = gpu_model_stream(m)});
         double cm, bm, fl = ttft_floor_ms(c, n, g.fp16_tflops, g.bw_gbs, &cm, &bm);
         double achieved = decode_flops(c) * n / (r.s.median * 1e-3) / 1e12;
         double roof = g.fp16_tflops > 0 ? fmin(g.fp16_tflops, prefill_intensity(n) * g.bw_gbs / 1e3) : NAN;
-        more("prefill_len=%d intensity=%.0f side=%s prefill_ms=%.3f floor_ms=%.3f (compute %.3f, bytes %.3f) "
+        detail("prefill_len=%d intensity=%.0f side=%s prefill_ms=%.3f floor_ms=%.3f (compute %.3f, bytes %.3f) "
                "ratio=%.1f\n", n, prefill_intensity(n),
                g.ridge <= 0 ? "unknown" : n < g.ridge ? "memory-bound" : "compute-bound", r.s.median, fl, cm, bm,
                r.s.median / fl);
@@ -494,10 +484,10 @@ int main(int argc, char **argv) {
         last = achieved, last_n = n;
     }
     printf("prefill_best_tflops=%.1f at %d tokens\n", best, best_n);
-    more("reading: below the ridge the prefill rides the bandwidth slope and TFLOP/s grows with the prompt;\n"
+    detail("reading: below the ridge the prefill rides the bandwidth slope and TFLOP/s grows with the prompt;\n"
            "         'prefill is compute-bound' needs a prompt longer than the ridge on this GPU.\n");
     if (last < 0.8 * best)
-        more("reading: at %d tokens it falls to %.1f TFLOP/s: the attention over the prompt grows with its\n"
+        detail("reading: at %d tokens it falls to %.1f TFLOP/s: the attention over the prompt grows with its\n"
                "         square and is not in the 2 x params x tokens count; the linear layers are not the cost there\n",
                last_n, last);
     /* ---- 7. The loop's last rung: read fewer bytes. Once the graph has taken the launches
@@ -519,10 +509,10 @@ int main(int argc, char **argv) {
     gpu_model_free(m);
     const double W8 = int8_weight_bytes(&cc), floor8 = floor_tpot_ms(W8, g.bw_gbs), floor8_ttft = fmax(ttft_compute, floor8);
     const double lin = linear_params(&cc), rows = linear_rows(&cc);
-    more("int8_weight_gb=%.3f floor_tpot_int8_ms=%.3f floor_tok_s=%.0f (16-bit: %.3f GB, %.3f ms): the linear layers at "
+    detail("int8_weight_gb=%.3f floor_tpot_int8_ms=%.3f floor_tok_s=%.0f (16-bit: %.3f GB, %.3f ms): the linear layers at "
            "1 byte + a 4-byte scale per row, the embedding and norms still 2\n", W8 / 1e9, floor8, 1e3 / floor8, W / 1e9,
            floor_tpot);
-    more("T4 (theory): floor %.2f ms -> %.2f ms (half of it would be %.2f: the embedding table stays fp16)\n",
+    detail("T4 (theory): floor %.2f ms -> %.2f ms (half of it would be %.2f: the embedding table stays fp16)\n",
            floor_tpot_ms(W, 320), floor_tpot_ms(W8, 320), floor_tpot_ms(W, 320) / 2);
     report("day09", "step_gb", 2 * lin / 1e9, s16.weight_bytes / 1e9, "GB",
            "fp16 graph step: weight bytes its kernels read, counted as launched; theory 2 x linear params");
