@@ -34,6 +34,7 @@ for d in day10 day11; do
   grep -qE '^gpu_name="[^"]+" cc=[0-9]+\.[0-9]+( t4_path=emulated)? code_arch=sm_[0-9]+ bw_gbs=[0-9]+ ' "$tmp/$d.log"
   ok $? "$d prints the GPU in one line (gpu_name=\"...\" cc= code_arch= bw_gbs=)"
   n=$(wc -l < "$tmp/$d.log"); [ "$n" -le 40 ]; ok $? "$d prints at most 40 lines on stdout by default ($n)"
+  echo "stdout_lines $d=$n"
 done
 # --verbose: every row and line, the rows the same (day10: the shorter of the two)
 mkdir -p "$tmp/verbose"
