@@ -29,12 +29,12 @@
  *   3. the ratio  TTFT and TPOT from the same five generates. The lesson: TPOT 15-30 ms, ratio
  *                 2-4, TTFT 15-40 ms, TTFT / TPOT 2-5. Forecast: `forecast_t4_tpot_ms_eager_b1_d14`
  *                 23.3-26.3 ms (H200 runs), over 6.9 a ratio of 3.4-3.8 (the table's 3-6 row),
- *                 its kernels (`forecast_t4_gpu_ms_per_step_eager_b1_d14` 9.1-9.2 ms (H200 runs))
+ *                 its kernels (`forecast_t4_gpu_ms_per_step_eager_b1_d14` 8.9-9.0 ms (H200 runs))
  *                 under the host's draws. `tpot_ms`, `ratio`, `ttft_ms`, `ttft_over_tpot`.
  *   4. by mode    eager, graph_eager, fused, graph, with the dispatcher (`_d14`) and bare C: the
  *                 ratio moves with the launches, not the bytes. Forecast: graph with the draws
  *                 `forecast_t4_tpot_ms_graph_b1_d14` 9.8-9.9 ms (H200 runs), the lesson's compiled
- *                 step close to 8 ms; bare C eager `forecast_t4_tpot_ms_eager_b1_d0` 9.4-9.8 ms at
+ *                 step close to 8 ms; bare C eager `forecast_t4_tpot_ms_eager_b1_d0` 9.3-9.5 ms at
  *                 `forecast_t4_busy_eager_b1_d0` 94-97% busy (H200 runs), nearly kernel-bound.
  *                 `tpot_ms_eager`, `dispatch_cost_ms` (what Python costs), `tpot_ms_graph`.
  *   5. total / N  a 200-token prompt eager, a 1024-token one on the graph step; the lesson: at
@@ -44,11 +44,13 @@
  *   7. int8       unfused (each layer written back to fp16: more bytes) and fused (the GEMV reads
  *                 int8), against the int8 floor (datasheet arithmetic on a T4: the kit's 1.17 GB
  *                 of int8 weights / 320 GB/s = 3.65 ms) and the 16-bit one. `ratio16_int8_graph`.
- *   7b. why      each GEMV alone from 1 to 268 MB, fp16 and int8, cold, fitted to time = c + bytes /
- *                (bw x e) by the timeline model's fit: int8 halves the bytes, not c, so on TinyLlama's
- *                small matrices its layer gains `gemv_int8_speedup_tl_layer`, on Llama-2-7B's (the
- *                lesson's 1.47x) `gemv_int8_speedup_7b_layer`; results/gemv_curve.png. A T4 stops
- *                near 64 MB (0.3 ms a GEMV), short of 7B's layer.
+ *   7b. why      each GEMV alone on 14 shapes (the setting of gpu/gemv_curve.cu: 1 MB to 268 MB in
+ *                fp16), fp16 and int8, cold, fitted to time = c + bytes / (bw x e) by the timeline
+ *                model's fit: int8 halves the bytes, not c, so TinyLlama's small matrices gain
+ *                little (`gemv_int8_speedup_tl_layer` 1.12-1.16x (H200) for a layer's four GEMVs) and
+ *                Llama-2-7B's more (`gemv_int8_speedup_7b_layer` 1.48x (H200); the lesson's 1.47x
+ *                was 7B's whole step); results/gemv_curve.png. The shapes' limit, 0.3 ms a GEMV at
+ *                the copy's bandwidth, stops a T4 near 64 MB, short of 7B's layer.
  *   8. persistent beyond the week, one kernel a step; a T4 (sm_75) prints `persistent: not run`.
  * By default it prints the GPU in one line and each section's answers (38 lines on an H200); --verbose
  * adds every row, the full GPU block and the readings between.

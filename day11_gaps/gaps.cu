@@ -39,7 +39,7 @@
  *                        `forecast_t4_tpot_ms_eager_b1_d14` 23-26 ms (H200 runs)
  *   gap_median_us_*      the lesson: 10-40 us a gap
  *   batch 32             the same launches, longer kernels, busy up, TPOT flat (the lesson):
- *                        `forecast_t4_busy_eager_b32_d14` 43-46% (H200 runs)
+ *                        `forecast_t4_busy_eager_b32_d14` 41-44% (H200 runs)
  *   busy_graph_*         one launch a step: `forecast_t4_tpot_ms_graph_b1_d0` 9.7-9.8 ms (H200
  *                        runs); the lesson's reduce-overhead TPOT: close to 8 ms
  *   crossover_us         theory: (GPU time / launches - host time per launch) / the draws' mean
