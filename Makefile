@@ -210,12 +210,13 @@ all: gpu-check
 # gap histograms, timelines and wall times are the last run's), the answer check's verdict
 # beside them (a claim that fails is kept as a finding, not hidden) and MACHINE.txt (make
 # pack's: the kit's version, the GPU, driver, toolkit). Each run's rows stay in runs/.
-# Two things there are not made here and stay across regenerations (REF_KEEP): README.md, the
-# run told in words after it, and pytorch/, a PyTorch run on the same GPU (tools/torch_decode.py's
-# rows and printout; pytorch/README.md says how they are made). Its rows join the medians
-# before day12, so the reference report has the kit and PyTorch side by side.
+# Three things there are not made here and stay across regenerations (REF_KEEP): README.md, the
+# run told in words after it; pytorch/, a PyTorch run on the same GPU (tools/torch_decode.py's
+# rows and printout; pytorch/README.md says how they are made), whose rows join the medians
+# before day12, so the reference report has the kit and PyTorch side by side; and notebook/,
+# week2.ipynb as tools/run_notebook.py ran it there, outputs saved.
 REF      := answers/reference
-REF_KEEP := README.md pytorch
+REF_KEEP := README.md pytorch notebook
 reference: gpu-check
 	$(MAKE) --no-print-directory reference-clear
 	for i in 1 2 3; do $(MAKE) --no-print-directory all; cp results/rows.tsv $(REF)/runs/rows_$$i.tsv || exit 1; done
