@@ -22,10 +22,9 @@
  * theory column; answers/reference/README.md says what those runs measured on the H200):
  *   1. floors     datasheet: 2.2 GB / 320 GB/s = 6.9 ms a token; a 200-token TTFT the lesson's
  *                 max(compute 6.8 ms, bytes 6.9 ms). The theory column of `tpot_ms`, `ttft_ms`.
- *   2. 3 ways     two generates subtracted, a streamer's timestamps, CUDA events around a
- *                 hand-written loop; then the same on the graph step, where a lost sync would
- *                 show as a step many times too short. The lesson: within 10-20% of each other.
- *                 `tpot_ms_sub`, `tpot_ms_stream`, `tpot_ms_events` (and `_graph`).
+ *   2. 3 ways     two generates subtracted, a streamer's timestamps, CUDA events around a loop;
+ *                 then the graph step, where a lost sync would show as a step many times too
+ *                 short. The lesson: within 10-20%. `tpot_ms_sub`, `_stream`, `_events` (`_graph`).
  *   3. the ratio  TTFT and TPOT from the same five generates. The lesson: TPOT 15-30 ms, ratio
  *                 2-4, TTFT 15-40 ms, TTFT / TPOT 2-5. Forecast: `forecast_t4_tpot_ms_eager_b1_d14`
  *                 23.3-26.3 ms (H200 runs), over 6.9 a ratio of 3.4-3.8 (the table's 3-6 row),
@@ -45,17 +44,14 @@
  *                 int8), against the int8 floor (datasheet arithmetic on a T4: the kit's 1.17 GB
  *                 of int8 weights / 320 GB/s = 3.65 ms) and the 16-bit one. `ratio16_int8_graph`.
  *   7b. why      each GEMV alone on 14 shapes (the setting of gpu/gemv_curve.cu: 1 MB to 268 MB in
- *                fp16), fp16 and int8, cold, fitted to time = c + bytes / (bw x e) by the timeline
- *                model's fit: int8 halves the bytes, not c, so TinyLlama's small matrices gain
- *                little (`gemv_int8_speedup_tl_layer` 1.12-1.16x (H200) for a layer's four GEMVs) and
- *                Llama-2-7B's more (`gemv_int8_speedup_7b_layer` 1.48x (H200); the lesson's 1.47x
- *                was 7B's whole step); results/gemv_curve.png. The shapes' limit, 0.3 ms a GEMV at
- *                the copy's bandwidth, stops a T4 near 64 MB, short of 7B's layer.
+ *                fp16), fitted to time = c + bytes / (bw x e) (the timeline model's fit): int8 halves
+ *                the bytes, not c, so a TinyLlama layer's GEMVs gain `gemv_int8_speedup_tl_layer`
+ *                1.12-1.16x (H200), Llama-2-7B's `gemv_int8_speedup_7b_layer` 1.48x (H200), where the
+ *                lesson's 1.47x was a whole step. A T4 stops near the shapes' limit of 64 MB.
  *   8. persistent beyond the week, one kernel a step; a T4 (sm_75) prints `persistent: not run`.
- * By default it prints the GPU in one line and each section's answers (38 lines on an H200); --verbose
- * adds every row, the full GPU block and the readings between.
- * A TPOT or TTFT under its floor is a measurement error (exit 1). It proves acceptance question 3
- * and self-test 2, corrects mistake #6, and measures the loop's step 3 for day12.
+ * By default: the GPU in one line and each section's answers (38 lines on an H200); --verbose adds
+ * every row and reading. A TPOT or TTFT under its floor is a measurement error (exit 1). It proves
+ * acceptance question 3 and self-test 2, corrects mistake #6, and measures the loop's step 3 for day12.
  */
 #include <math.h>
 #include <stdio.h>
