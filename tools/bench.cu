@@ -103,6 +103,23 @@ static void profile_persistent(GpuModel *m, const int *ids, int n) {
            t.ring_stages);
 }
 
+/* One configuration by bench's protocol: a warm-up generate (and a graph's capture), then runs_n
+ * measured ones; *tpot over every decode step of every run, *ttft over the runs. */
+static void measure(GpuModel *m, const int *ids, int n_prompt, int B, int n_new, Mode mode, int runs_n, Stats *tpot,
+                    Stats *ttft) {
+    int *out = (int *)xmalloc(sizeof(int) * B * n_new), ns = 0;
+    double *steps = (double *)xmalloc(sizeof(double) * runs_n * n_new), *first = (double *)xmalloc(sizeof(double) * runs_n);
+    gpu_generate(m, ids, n_prompt, B, 4, mode, out, NULL, NULL);
+    for (int r = 0; r < runs_n; r++) {
+        GenTiming t = gpu_generate(m, ids, n_prompt, B, n_new, mode, out, NULL, NULL);
+        first[r] = t.ttft_ms;
+        memcpy(steps + ns, t.step_ms, sizeof(double) * t.n_steps);
+        ns += t.n_steps;
+    }
+    *tpot = stats_of(steps, ns), *ttft = stats_of(first, runs_n);
+    free(out), free(steps), free(first);
+}
+
 /* ---- the lesson's regime: int8 against fp16 on Llama-2-7B's layers ----
  * gpt-fast's 1.47x (int8 over compiled fp16) was measured on Llama-2-7B, whose matrices are 4 to
  * 8 times TinyLlama's. Here a stack of layers of either shape, synthetic weights, decodes in
@@ -115,24 +132,18 @@ static double graph_tpot_ms(const Config *c, Quant q, int n_prompt, int n_new, i
     GpuModelOpts o = {};
     o.config = c, o.seed = 1, o.max_batch = 1, o.max_seq = n_prompt + n_new + 8, o.quiet = 1, o.quant = q;
     GpuModel *m = gpu_model_open(&o);
-    int *ids = (int *)xmalloc(sizeof(int) * n_prompt), *out = (int *)xmalloc(sizeof(int) * n_new);
-    double *steps = (double *)xmalloc(sizeof(double) * runs_n * n_new);
-    int ns = 0;
+    int *ids = (int *)xmalloc(sizeof(int) * n_prompt);
     prompt_ids(NULL, c, n_prompt, ids);
-    gpu_generate(m, ids, n_prompt, 1, 4, MODE_GRAPH, out, NULL, NULL);      /* warm-up, and the graph's capture */
-    for (int r = 0; r < runs_n; r++) {
-        GenTiming t = gpu_generate(m, ids, n_prompt, 1, n_new, MODE_GRAPH, out, NULL, NULL);
-        memcpy(steps + ns, t.step_ms, sizeof(double) * t.n_steps);
-        ns += t.n_steps;
-    }
-    const double tpot = stats_of(steps, ns).median, floor_ms = gpu_model_weight_bytes(m) / bw_gbs / 1e6;
+    Stats s, f;
+    measure(m, ids, n_prompt, 1, n_new, MODE_GRAPH, runs_n, &s, &f);
+    const double tpot = s.median, floor_ms = gpu_model_weight_bytes(m) / bw_gbs / 1e6;
     if (tpot < floor_ms) {
         *impossible = 1;
         printf("error: bench_layers %d layers %s: TPOT %.3f ms under its floor %.3f ms: a measurement error, not a "
                "result (check that the kernels ran)\n", c->n_layers, quant_name(q), tpot, floor_ms);
     }
     gpu_model_free(m);
-    free(ids), free(out), free(steps);
+    free(ids);
     return tpot;
 }
 
@@ -214,9 +225,7 @@ int main(int argc, char **argv) {
     const int batches[] = {1, 32};
     GpuModelOpts o = {};
     o.model_dir = model_dir, o.seed = 1, o.max_batch = 32, o.max_seq = n_prompt + n_new + 8;
-    int *ids = (int *)xmalloc(sizeof(int) * n_prompt), *out = (int *)xmalloc(sizeof(int) * 32 * n_new);
-    double *steps = (double *)xmalloc(sizeof(double) * runs_n * n_new), ttft[64];
-    int impossible = 0;
+    int *ids = (int *)xmalloc(sizeof(int) * n_prompt), impossible = 0;
 
     char path[1024];
     snprintf(path, sizeof path, "%s/bench.tsv", results_mkdir());
@@ -245,20 +254,14 @@ int main(int argc, char **argv) {
         for (int bi = 0; bi < 2; bi++)
             for (int mode = 0; mode < MODE_COUNT; mode++) {
                 if (!runs(q, (Mode)mode)) continue;
-                int B = batches[bi], ns = 0;
+                const int B = batches[bi];
                 const char *no = gpu_mode_refusal(m, (Mode)mode, B);
                 if (no) {
                     printf("bench mode=%s batch=%d quant=%s not_run=\"%s\"\n", mode_name((Mode)mode), B, quant_name(q), no);
                     continue;
                 }
-                gpu_generate(m, ids, n_prompt, B, 4, (Mode)mode, out, NULL, NULL);      /* warm-up */
-                for (int r = 0; r < runs_n; r++) {
-                    GenTiming t = gpu_generate(m, ids, n_prompt, B, n_new, (Mode)mode, out, NULL, NULL);
-                    ttft[r] = t.ttft_ms;
-                    memcpy(steps + ns, t.step_ms, sizeof(double) * t.n_steps);
-                    ns += t.n_steps;
-                }
-                Stats s = stats_of(steps, ns), f = stats_of(ttft, runs_n);
+                Stats s, f;
+                measure(m, ids, n_prompt, B, n_new, (Mode)mode, runs_n, &s, &f);
                 StepCounts k = gpu_step_counts(m, (Mode)mode);
                 double ratio = s.median / floor_ms;
                 printf("bench mode=%-11s batch=%-2d quant=%-12s ttft_ms=%7.3f tpot_ms=%7.3f tpot_range=%.3f ratio=%.2f "
@@ -308,6 +311,6 @@ int main(int argc, char **argv) {
                "GEMV curve, results/gemv_curve.png)\n", b7.layer_us[0] / b7.layer_us[1], bt.layer_us[0] / bt.layer_us[1],
                b7.layer_bytes[0] / 1e6, bt.layer_bytes[0] / 1e6);
     printf("wrote %s\n", path);
-    free(ids), free(out), free(steps);
+    free(ids);
     return impossible;
 }
