@@ -99,7 +99,7 @@
 enum {
     GEMV_THREADS = 256, GEMV_WARPS = 8, CHUNK = 32,
     BULK_THREADS = GEMV_THREADS + 32,   /* the bulk kernel's ninth warp loads */
-    BULK_X_BYTES = 16384,               /* the most x (B x K fp16) the bulk kernel holds beside its ring */
+    BULK_X_BYTES = 32768,               /* the most x (B x K fp16) the bulk kernel holds beside its ring (v32) */
     SHORT_RING = 2,                     /* the short ring's stages (see gemv_plan) */
     SPLIT = -1,                         /* the split kernel's RING (below) */
     SPLIT_SMEM_MAX = 48 * 1024,         /* the most x the split kernel holds: K <= 6144 at 32 rows */
