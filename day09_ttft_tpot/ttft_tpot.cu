@@ -631,6 +631,24 @@ int main(int argc, char **argv) {
         if (isfinite(P)) snprintf(line + strlen(line), sizeof line - strlen(line), "gemv_int8_1p6x_mb=%.0f", 2 * P / 1e6);
         else snprintf(line + strlen(line), sizeof line - strlen(line), "gemv_int8_1p6x_mb=never (limit %.2fx)", lim);
     }
+    /* What the two fits predict for the int8 graph step, from fp16's: minus the time of the bytes
+     * int8 no longer reads (each precision's step bytes at its own fit's bandwidth), plus int8's
+     * extra c for each GEMV of the step. int8_extra_c_ms is that last term alone: what int8's
+     * kernels cost beyond fp16's whatever their size, the part of the step int8 does not halve. */
+    const double tpot8g = tpot8[QUANT_INT8][MODE_GRAPH];
+    if (isfinite(fit_c[0]) && isfinite(fit_c[1]) && tpot8g > 0) {
+        const double saved_ms = (s16.weight_bytes / fit_e[0] - gb8[QUANT_INT8] * 1e9 / fit_e[1]) / (g.copy_gbs * 1e6);
+        const double extra_ms = s16.gemms * (fit_c[1] - fit_c[0]) / 1e3, pred = tpot16_graph - saved_ms + extra_ms;
+        char note[256];
+        snprintf(note, sizeof note, "the int8 graph step (measured) against the GEMV fits' forecast (theory): fp16's %.3f "
+                 "ms - %.3f ms of bytes int8 does not read + %d GEMVs x int8's extra c (%.3f ms)", tpot16_graph, saved_ms,
+                 s16.gemms, extra_ms);
+        report("day09", "int8_step_from_curve_ms", pred, tpot8g, "ms", note);
+        snprintf(note, sizeof note, "%d GEMVs a step x (gemv_fit_c_us_int8 - gemv_fit_c_us_fp16): what int8's kernels "
+                 "pay beyond fp16's whatever their size", s16.gemms);
+        report("day09", "int8_extra_c_ms", NAN, extra_ms, "ms", note);
+        snprintf(line + strlen(line), sizeof line - strlen(line), " int8_step_from_curve_ms=%.3f (measured %.3f)", pred, tpot8g);
+    }
     printf("%s\n", line);
     if (isfinite(fit_c[0]) && isfinite(fit_c[1])) {
         char path[1024];

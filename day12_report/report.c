@@ -700,7 +700,17 @@ static void gemv_curve_why(double int8, double graph) {
         fprintf(out, "; Llama-2-7B's, 34 to 262 MB, where the lesson measured its 1.47×, are %s× faster "
                      "(`gemv_int8_speedup_7b_layer`)", num(l7));
     if (!isnan(mb)) fprintf(out, ". The two fits make int8 1.6× faster from matrices of %s MB in fp16 (`gemv_int8_1p6x_mb`)", num(mb));
-    fprintf(out, ". `make bench` decodes stacks of both shapes (bench_layers) to show the same in a whole step.\n\n");
+    fprintf(out, ". `make bench` decodes stacks of both shapes (bench_layers) to show the same in a whole step.");
+    /* the fits' forecast of the int8 step (day09): fp16's step - the bytes' time saved + the extra c */
+    const double pred = T("int8_step_from_curve_ms"), meas = M("int8_step_from_curve_ms"), extra = M("int8_extra_c_ms"),
+                 f16 = M("tpot_ms_graph"), saved = f16 + extra - pred;
+    if (!isnan(pred) && !isnan(meas) && !isnan(extra) && !isnan(f16) && saved > 0)
+        fprintf(out, " The same fits forecast the int8 graph step: fp16's %s ms, minus %s ms for the bytes int8 does not "
+                     "read, plus %s ms for int8's extra c over the step's GEMVs (`int8_extra_c_ms`), gives %s ms; "
+                     "measured: %s ms (`int8_step_from_curve_ms`). The extra c gives back %s%% of what the halved bytes "
+                     "save: at fp16's c the int8 step would take %s ms.",
+                num(f16), num(saved), num(extra), num(pred), num(meas), num(100 * extra / saved), num(pred - extra));
+    fprintf(out, "\n\n");
     if (file_exists(path_of("gemv_curve.png")))
         fprintf(out, "![a GEMV's time against its size, fp16 and int8](gemv_curve.png)\n\n");
 }
