@@ -40,7 +40,7 @@
  *   first_over_warm     several times, as the lesson says; the excess sits in the first prefill
  *                       and the first decode step, not in the later steps
  *   warm_generate_ms    the eager prefill plus 31 decode steps, each near day11's forecast
- *                       `forecast_t4_tpot_ms_eager_b1_d0` 9.3-9.5 ms (H200 runs)
+ *                       `forecast_t4_tpot_ms_eager_b1_d0` 9.6-9.8 ms (H200 runs)
  *   warm_range_pct      under 10 on a quiet machine; eager generates are host-bound, so a busy
  *                       or shared host (a Colab VM is one) can break the lesson's bar: the
  *                       fastest and slowest samples then say whether the prefill or the steps moved

@@ -30,9 +30,9 @@
  * the rows go to results/rows.tsv either way.
  *
  * What to expect on a T4. Day11's timeline model forecasts the step: eager
- * `forecast_t4_tpot_ms_eager_b1_d0` 9.3-9.5 ms, of which
- * `forecast_t4_gpu_ms_per_step_eager_b1_d0` 8.9-9.0 ms are kernels, and graph
- * `forecast_t4_tpot_ms_graph_b1_d0` 9.7-9.8 ms (H200 runs), with the reference host's launches:
+ * `forecast_t4_tpot_ms_eager_b1_d0` 9.6-9.8 ms, of which
+ * `forecast_t4_gpu_ms_per_step_eager_b1_d0` 9.2 ms are kernels, and graph
+ * `forecast_t4_tpot_ms_graph_b1_d0` 9.8-9.9 ms (H200 runs), with the reference host's launches:
  *   time_nosync_ms        your host's time for the 903 launches, whatever the GPU: below the
  *                         synced step where the kernels set its pace, as the forecast says they
  *                         do on a T4 (a slower host comes closer). Graph: one launch, almost nothing

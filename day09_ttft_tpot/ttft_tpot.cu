@@ -27,13 +27,13 @@
  *                 short. The lesson: within 10-20%. `tpot_ms_sub`, `_stream`, `_events` (`_graph`).
  *   3. the ratio  TTFT and TPOT from the same five generates. The lesson: TPOT 15-30 ms, ratio
  *                 2-4, TTFT 15-40 ms, TTFT / TPOT 2-5. Forecast: `forecast_t4_tpot_ms_eager_b1_d14`
- *                 23.3-26.3 ms (H200 runs), over 6.9 a ratio of 3.4-3.8 (the table's 3-6 row),
- *                 its kernels (`forecast_t4_gpu_ms_per_step_eager_b1_d14` 8.9-9.0 ms (H200 runs))
+ *                 25.7-26.9 ms (H200 runs), over 6.9 a ratio of 3.7-3.9 (the table's 3-6 row),
+ *                 its kernels (`forecast_t4_gpu_ms_per_step_eager_b1_d14` 9.2 ms (H200 runs))
  *                 under the host's draws. `tpot_ms`, `ratio`, `ttft_ms`, `ttft_over_tpot`.
  *   4. by mode    eager, graph_eager, fused, graph, with the dispatcher (`_d14`) and bare C: the
  *                 ratio moves with the launches, not the bytes. Forecast: graph with the draws
  *                 `forecast_t4_tpot_ms_graph_b1_d14` 9.8-9.9 ms (H200 runs), the lesson's compiled
- *                 step close to 8 ms; bare C eager `forecast_t4_tpot_ms_eager_b1_d0` 9.3-9.5 ms at
+ *                 step close to 8 ms; bare C eager `forecast_t4_tpot_ms_eager_b1_d0` 9.6-9.8 ms at
  *                 `forecast_t4_busy_eager_b1_d0` 94-97% busy (H200 runs), nearly kernel-bound.
  *                 `tpot_ms_eager`, `dispatch_cost_ms` (what Python costs), `tpot_ms_graph`.
  *   5. total / N  a 200-token prompt eager, a 1024-token one on the graph step; the lesson: at
@@ -46,7 +46,7 @@
  *   7b. why      each GEMV alone on 14 shapes (the setting of gpu/gemv_curve.cu: 1 MB to 268 MB in
  *                fp16), fitted to time = c + bytes / (bw x e) (the timeline model's fit): int8 halves
  *                the bytes, not c, so a TinyLlama layer's GEMVs gain `gemv_int8_speedup_tl_layer`
- *                1.12-1.16x (H200), Llama-2-7B's `gemv_int8_speedup_7b_layer` 1.48x (H200), where the
+ *                1.14-1.18x (H200), Llama-2-7B's `gemv_int8_speedup_7b_layer` 1.61x (H200), where the
  *                lesson's 1.47x was a whole step. A T4 stops near the shapes' limit of 64 MB.
  *   8. persistent beyond the week, one kernel a step; a T4 (sm_75) prints `persistent: not run`.
  * By default: the GPU in one line and each section's answers (38 lines on an H200); --verbose adds

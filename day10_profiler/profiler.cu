@@ -42,11 +42,11 @@
  *   part_ms_norm          RMSNorm as eager runs it, eight small kernels (the lesson: 2-4%)
  *   gemm_ms_per_step      the lesson: a little above the floor, 6.9 ms (2.2 GB / 320 GB/s,
  *                         datasheet); gemm_bw_eff = floor / it. All the step's kernels, day11's
- *                         forecast: `forecast_t4_gpu_ms_per_step_eager_b1_d14` 8.9-9.0 ms (H200 runs)
+ *                         forecast: `forecast_t4_gpu_ms_per_step_eager_b1_d14` 9.2 ms (H200 runs)
  *   gemm_path_ms_fused    the fused step's linear layers: what that step waits on (day12's int8
  *                         prediction halves it)
  *   busy                  the lesson: 50-65%; day11's forecast of the kit's step,
- *                         `forecast_t4_busy_eager_b1_d14` 35-39% (H200 runs)
+ *                         `forecast_t4_busy_eager_b1_d14` 34-36% (H200 runs)
  *   profiler_overhead_pct tpot_ms_traced against tpot_ms_untraced (the lesson: a ms or two a
  *                         step): shares from the profiler, times from the timer (mistake #11)
  * It proves acceptance question 4 (the three top kernels and their model parts), self-tests

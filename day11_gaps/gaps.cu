@@ -35,12 +35,12 @@
  *   busy_eager_b1_d0     bare C launches hide under a T4's kernels: `forecast_t4_busy_eager_b1_d0`
  *                        94-97% (H200 runs)
  *   busy_eager_b1_d14    the lesson: 50-65%, about 14 ms of CPU a step against about 8 ms of GPU;
- *                        the kit's emulated HF step: `forecast_t4_busy_eager_b1_d14` 35-39%,
- *                        `forecast_t4_tpot_ms_eager_b1_d14` 23-26 ms (H200 runs)
+ *                        the kit's emulated HF step: `forecast_t4_busy_eager_b1_d14` 34-36%,
+ *                        `forecast_t4_tpot_ms_eager_b1_d14` 26-27 ms (H200 runs)
  *   gap_median_us_*      the lesson: 10-40 us a gap
  *   batch 32             the same launches, longer kernels, busy up, TPOT flat (the lesson):
  *                        `forecast_t4_busy_eager_b32_d14` 41-44% (H200 runs)
- *   busy_graph_*         one launch a step: `forecast_t4_tpot_ms_graph_b1_d0` 9.7-9.8 ms (H200
+ *   busy_graph_*         one launch a step: `forecast_t4_tpot_ms_graph_b1_d0` 9.8-9.9 ms (H200
  *                        runs); the lesson's reduce-overhead TPOT: close to 8 ms
  *   crossover_us         theory: (GPU time / launches - host time per launch) / the draws' mean
  *                        over their median; measured: where the sweep's rising line meets TPOT at

@@ -34,7 +34,7 @@
  * 6.9 ms a step), the lesson's column sits beside your measurement, and the forecast column is
  * day11's timeline model as the reference run made it (answers/reference/rows.tsv, the H200's
  * steps replayed on a T4: for the emulated HF eager step `forecast_t4_tpot_ms_eager_b1_d14`
- * 23.3-26.3 ms (H200 runs)), so your measured column checks the model. What the report said on
+ * 25.7-26.9 ms (H200 runs)), so your measured column checks the model. What the report said on
  * the H200 is in answers/reference/README.md ("day12").
  *
  * Quiz: the report is where all five acceptance questions meet; answers/README.md cites
