@@ -47,7 +47,9 @@
  *                fp16), fitted to time = c + bytes / (bw x e) (the timeline model's fit): int8 halves
  *                the bytes, not c, so a TinyLlama layer's GEMVs gain `gemv_int8_speedup_tl_layer`
  *                1.14-1.18x (H200), Llama-2-7B's `gemv_int8_speedup_7b_layer` 1.61x (H200), where the
- *                lesson's 1.47x was a whole step. A T4 stops near the shapes' limit of 64 MB.
+ *                lesson's 1.47x was a whole step. They forecast the int8 step, `int8_step_from_curve_ms`'s
+ *                theory 0.713-0.731 ms (H200), measured `int8_step_from_curve_ms` 0.756-0.764 ms
+ *                (H200). A T4 stops near the shapes' limit of 64 MB.
  *   8. persistent beyond the week, one kernel a step; a T4 (sm_75) prints `persistent: not run`.
  * By default: the GPU in one line and each section's answers (38 lines on an H200); --verbose adds
  * every row and reading. A TPOT or TTFT under its floor is a measurement error (exit 1). It proves
